@@ -22,7 +22,7 @@ def preflight(
     from chipcost.archive import location, run_directories
     from chipcost.core.errors import UsageError
     from chipcost.core.settings import check_data_dir
-    from chipcost.warehouse.db import check_writable
+    from chipcost.warehouse.db_file import check_writable
 
     if pending and (replay or sources):
         raise UsageError(

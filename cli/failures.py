@@ -61,7 +61,7 @@ def guarded(run: Callable[[], object], prog: str = "chipcost") -> None:
         fail(f"{shown}: {exc.strerror or exc}" if shown else str(exc.strerror or exc))
     except Exception as exc:
         # A query on a damaged file fails where it reads the damaged part, not at open.
-        from chipcost.warehouse.db import damaged_after_open
+        from chipcost.warehouse.db_file import damaged_after_open
         from chipcost.warehouse.reader import limit_hit
 
         if (full := no_room(exc)) is not None:  # a write with no room left (DuckDB's log)

@@ -20,7 +20,7 @@ from chipcost.reports.mail import EmailError
 from chipcost.reports.notify import NotifyError
 from chipcost.reports.period import ReportOptions, parse_day
 from chipcost.reports.text import markdown
-from chipcost.warehouse.db import damaged_after_open
+from chipcost.warehouse.db_file import damaged_after_open
 
 
 class ReportFailed(ChipcostError):

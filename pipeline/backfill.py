@@ -35,7 +35,8 @@ from chipcost.pipeline.collect import (
     prepare_data_dir,
 )
 from chipcost.pipeline.runners import Future
-from chipcost.warehouse.db import check_writable, connect, maintain, run_lock, scalar
+from chipcost.warehouse.db import connect, maintain, scalar
+from chipcost.warehouse.db_file import check_writable, run_lock
 
 SOURCE = aws_bulk.SOURCE
 LOADED, ALREADY, SKIPPED, STOPPED = "loaded", "already loaded", "skipped", "failed"

@@ -43,7 +43,7 @@ from chipcost.pipeline.runners import (
     progress,
     progress_log,
 )
-from chipcost.warehouse.db import damaged_after_open, run_lock
+from chipcost.warehouse.db_file import damaged_after_open, run_lock
 from chipcost.warehouse.load import LoadedFrom
 
 # Up to this many sources, the failure message carries each one's own message.

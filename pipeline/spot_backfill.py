@@ -33,7 +33,8 @@ from chipcost.extract.base import FetchContext
 from chipcost.pipeline.collect import new_run_id
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_records
-from chipcost.warehouse.db import check_writable, run_lock, scalar
+from chipcost.warehouse.db import scalar
+from chipcost.warehouse.db_file import check_writable, run_lock
 from chipcost.warehouse.load import load_run
 
 KEPT_DAYS = 90  # DescribeSpotPriceHistory's reach

@@ -2,34 +2,34 @@
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import logging
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
 import duckdb
 
-from chipcost.core.commands import NEW_WAREHOUSE, rebuilt
-from chipcost.core.disk import no_room
-from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
+from chipcost.core.commands import NEW_WAREHOUSE
+from chipcost.core.errors import WarehouseError
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import (
     DB_ENV,
-    DB_FILENAME,
     THREADS_ENV,
-    WAREHOUSE_ENV,
-    Settings,
     Warehouse,
     named,
     process_variable,
 )
 from chipcost.warehouse import bound, lake
+from chipcost.warehouse.db_file import (
+    a_directory,
+    check_duckdb_file,
+    check_parent,
+    damaged,
+    opened,
+    unopenable,
+)
 from chipcost.warehouse.lock_wait import open_waiting
 
 log = logging.getLogger("chipcost.warehouse")
@@ -132,8 +132,8 @@ def connect(
     warehouse = path if isinstance(path, Warehouse) else Warehouse(str(path))
     path = warehouse.path
     if path.exists() and path.is_dir():
-        raise _a_directory(warehouse)
-    _check_duckdb_file(warehouse)
+        raise a_directory(warehouse)
+    check_duckdb_file(warehouse)
     if read_only and not path.exists():
         raise WarehouseError(
             f"no warehouse at {path}: run `chipcost collect` first (`chipcost demo` loads "
@@ -141,7 +141,7 @@ def connect(
             f"set {DB_ENV}) to an existing chipcost DuckDB file"
         )
     if not read_only:
-        _check_parent(path)
+        check_parent(path)
     try:
         con = open_waiting(
             lambda: duckdb.connect(str(path), read_only=read_only, config=options),
@@ -150,8 +150,8 @@ def connect(
             writing=not read_only,
         )
     except duckdb.Error as exc:
-        raise _unopenable(path, exc) from exc
-    _opened[:] = [path]
+        raise unopenable(path, exc) from exc
+    opened(path)
     try:
         con.execute("SET TimeZone = 'UTC'").fetchall()
         if read_only:
@@ -233,65 +233,6 @@ def _connect_lake(
         con.close()
         raise
     return con
-
-
-# What DuckDB says when the file itself is damaged: cut short, scribbled over, not DuckDB.
-DAMAGE_SIGNS = (
-    "not a valid duckdb database file",
-    "could not read enough bytes",
-    "corrupt database file",
-    "checksum",
-    "failed to deserialize",
-    "serialization error",
-    "database has been invalidated",
-    "internal error",
-)
-# What a write to the warehouse that failed leaves: its transaction rolled back, and what a
-# collection archived is loaded by the next one.
-WAREHOUSE_KEPT = (
-    "the warehouse keeps what was committed before it; runs archived but not loaded are "
-    "loaded by the next `chipcost collect`"
-)
-# The file this process opened last: a damage found by a later query names it.
-_opened: list[Path] = []
-
-
-def damaged(path: Path | Warehouse | None, error: BaseException) -> WarehouseError | None:
-    """A WarehouseError saying what to do, when DuckDB's error says the file is damaged; a
-    Warehouse's voice names the option that gave it as the asker did (--db, db=). A write
-    that failed for lack of room (which invalidates the database: "database has been
-    invalidated") is said as a full disk, not a damage."""
-    if not isinstance(error, duckdb.Error):
-        return None
-    if (full := no_room(error, str(path) if path else None)) is not None:
-        return WarehouseError(f"{full}; {WAREHOUSE_KEPT}")
-    text = " ".join(str(error).split())
-    if not any(sign in text.lower() for sign in DAMAGE_SIGNS):
-        return None
-    voice = path.voice if isinstance(path, Warehouse) else COMMAND_LINE
-    where = f"the warehouse {path}" if path else "the warehouse"
-    advice = (
-        "restore from backup or rebuild from the archive: "
-        f"{rebuilt('<data dir>/archive', 'NEW.duckdb')}, then move it in place "
-        '(docs/operations.md, "Re-parsing after a parser fix")'
-    )
-    if DAMAGE_SIGNS[0] in text.lower():  # perhaps not damaged: perhaps not the warehouse
-        return WarehouseError(
-            f"cannot open {path} as a DuckDB file ({text[:300]}): check {voice.option('db')} "
-            f"(or {DB_ENV}); "
-            f"if it is the warehouse, it is damaged: {advice}"
-        )
-    return WarehouseError(f"{where} is damaged ({text[:300]}): {advice}")
-
-
-def _unopenable(path: Path, error: duckdb.Error) -> ChipcostError:
-    # A lock held by another process was waited for (and named) by open_waiting.
-    return damaged(path, error) or WarehouseError(f"cannot open {path} as a DuckDB file: {error}")
-
-
-def damaged_after_open(error: BaseException) -> WarehouseError | None:
-    """damaged() for a DuckDB error a query raised after connect(), naming the file opened."""
-    return damaged(_opened[0] if _opened else None, error)
 
 
 def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> object:
@@ -487,112 +428,3 @@ def set_state(con: duckdb.DuckDBPyConnection, name: str, digest: str) -> None:
     bound.execute(
         con, "INSERT INTO reference_state VALUES (?, ?, ?)", [name, digest, datetime.now(UTC)]
     )
-
-
-def _check_parent(path: Path) -> None:
-    if not path.parent.exists():
-        raise WarehouseError(
-            f"cannot create the warehouse {path}: the directory {path.parent} does not exist "
-            f"(create it, or fix {COMMAND_LINE.name('db')} / {DB_ENV})"
-        )
-
-
-def check_writable(settings: Settings) -> None:
-    """A collection can create or update the warehouse at settings.db_path."""
-    if settings.is_lake:
-        return
-    path = settings.db_path
-    if path.is_dir():
-        raise _a_directory(settings.warehouse)
-    if path.parent != settings.data_dir:
-        _check_parent(path)
-    if path.is_file():
-        _check_readable(path)
-
-
-# A DuckDB database file: a checksum, then these four bytes (its header's magic).
-_DUCKDB_MAGIC = (8, b"DUCK")
-# What a file that is not one most often is, by its first bytes: said instead.
-_OTHER_FILES = ((b"SQLite format 3\0", "a SQLite database"), (b"PAR1", "a Parquet file"))
-
-
-def _check_duckdb_file(warehouse: Warehouse) -> None:
-    """Refuse a --db file that is not a DuckDB database (a CSV, a Parquet or SQLite file)
-    before DuckDB opens it: it would read a SQLite file through an extension it fetches from
-    the network, and a writer would leave a lock beside any of them."""
-    path = warehouse.path
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(16)
-    except (FileNotFoundError, IsADirectoryError, PermissionError):
-        return  # a new warehouse, or one the open names the problem of
-    at, magic = _DUCKDB_MAGIC
-    if not head or head[at : at + len(magic)] == magic:
-        return
-    kind = next((name for start, name in _OTHER_FILES if head.startswith(start)), "")
-    if not kind and path.suffix.lower() in (".duckdb", ".db"):
-        return  # a warehouse's name: more likely one damaged, which the open names so
-    where = named(warehouse.given_by, path) if warehouse.given_by else f"the warehouse {path}"
-    raise WarehouseError(
-        f"{where} is {kind or 'not a DuckDB file'}{', not a DuckDB file' if kind else ''}: give "
-        "the path of a chipcost warehouse (a .duckdb file `chipcost collect` made), or a new "
-        "path to create one"
-    )
-
-
-def _a_directory(warehouse: Warehouse) -> WarehouseError:
-    """The warehouse's path is a directory: named as the user gave it (--db, which variable,
-    or the default in the data directory)."""
-    path, given_by = warehouse.path, warehouse.given_by
-    if given_by == warehouse.voice.name("db"):
-        todo = "give the path of a .duckdb file"
-    elif given_by:
-        todo = f"set it to the path of a .duckdb file (e.g. {path / DB_FILENAME}), or unset it"
-    else:
-        todo = f"move it away, or give a .duckdb file with {warehouse.voice.option('db')} or "
-        todo += WAREHOUSE_ENV
-    where = named(given_by, path) if given_by else f"the warehouse {path}"
-    return WarehouseError(f"{where} is a directory: {todo}")
-
-
-def _check_readable(path: Path) -> None:
-    """A damaged file is refused before a collection starts; a busy one is left to the run."""
-    try:
-        duckdb.connect(str(path), read_only=True).close()
-    except duckdb.Error as exc:
-        if (damage := damaged(path, exc)) is not None:
-            raise damage from exc
-
-
-@contextmanager
-def run_lock(db_path: Path | Warehouse) -> Iterator[None]:
-    """Hold <db>.lock for a whole collection, so two collectors never interleave. A lake needs
-    none: each load is one DuckLake transaction, and writers commit side by side."""
-    if isinstance(db_path, Warehouse):
-        if db_path.is_lake:
-            yield
-            return
-        _check_duckdb_file(db_path)
-        db_path = db_path.path
-    lock_path = Path(str(db_path) + ".lock")
-    _check_parent(lock_path)
-    handle = open(lock_path, "a+")  # noqa: SIM115 - held open for the lock's lifetime
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            handle.seek(0)
-            detail = f" ({holder})" if (holder := handle.read().strip()) else ""
-            raise WarehouseBusy(
-                f"the warehouse {db_path} is in use by another run{detail}: wait for it to "
-                "finish and try again"
-            ) from exc
-        handle.truncate(0)  # "a+" writes at the end, wherever the position is
-        handle.write(f"process {os.getpid()}, started {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC")
-        handle.flush()
-        try:
-            yield
-        finally:  # free again, with no holder named (a run killed outright leaves its line)
-            handle.truncate(0)
-    finally:
-        handle.close()

@@ -18,7 +18,7 @@ from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.settings import Warehouse
 from chipcost.core.sql_limits import ROWS_ENV, SqlLimits, check_read_time
 from chipcost.warehouse.bound import execute
-from chipcost.warehouse.db import damaged
+from chipcost.warehouse.db_file import damaged
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.reader import limit_hit, open_reader
 

@@ -198,7 +198,7 @@ def _preflight(settings: Settings) -> None:
     the options and variables that gave them (the flow is handed them as --db, --data-dir)."""
     from chipcost.archive import location
     from chipcost.core.settings import check_data_dir
-    from chipcost.warehouse.db import check_writable
+    from chipcost.warehouse.db_file import check_writable
 
     check_data_dir(settings)  # the downloads go there
     check_writable(settings)

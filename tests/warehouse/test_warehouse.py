@@ -10,7 +10,8 @@ import pytest
 import chipcost.warehouse.load as load_module
 from chipcost.core.errors import WarehouseBusy, WarehouseError
 from chipcost.core.runs import FAILED
-from chipcost.warehouse.db import SCHEMA_VERSION, connect, run_lock, schema_version
+from chipcost.warehouse.db import SCHEMA_VERSION, connect, schema_version
+from chipcost.warehouse.db_file import run_lock
 from chipcost.warehouse.load import load_run
 from tests.helpers import day, record, run_of
 
