@@ -336,18 +336,41 @@ def _retention_cutoff(
     return newest - timedelta(days=days)
 
 
+# The staged records that carry a mark a read shows beside their price (an estimate's basis,
+# a spot price's doubt), as price_marks' rows: kept beyond the observations window, as long
+# as a price rests on their payload (migrations/103_price_marks.sql fills it by this rule).
+MARKED_RECORDS = """
+    SELECT run_id, source, region, instance_type, pricing_model, term, observed_at, payload_ref,
+        nullif(json_extract_string(extra, '$.estimate'), ''),
+        CASE WHEN pricing_model = 'spot'
+            THEN json_extract_string(extra, '$.spot_not_below_on_demand') END
+    FROM staged
+    WHERE extra LIKE '%"estimate"%'
+        OR (pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%')"""
+
+
 def _insert_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None) -> None:
     # A record already outside the window (an old archive replayed late) is not written
-    # only to be pruned: its prices still reach price_history below.
+    # only to be pruned: its prices still reach price_history below, and its marks
+    # price_marks.
     where, params = ("WHERE observed_at >= ?", [cutoff]) if cutoff else ("", [])
     execute(
         con, f"INSERT INTO observations SELECT {_OBSERVATION_COLUMNS} FROM staged {where}", params
     )
+    con.execute(f"INSERT INTO price_marks {MARKED_RECORDS}")
 
 
 def _prune_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None) -> int:
+    """The observations older than the window, and the marks past it no price rests on."""
     if cutoff is None:
         return 0
+    if scalar(con, "SELECT count(*) FROM price_marks WHERE observed_at < ?", [cutoff]):
+        execute(
+            con,
+            "DELETE FROM price_marks WHERE observed_at < ? AND payload_ref NOT IN "
+            "(SELECT payload_ref FROM price_history)",
+            [cutoff],
+        )
     return _count(con, "DELETE FROM observations WHERE observed_at < ?", [cutoff])
 
 

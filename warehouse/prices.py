@@ -64,24 +64,16 @@ SPOT_BUCKET_JOIN = """LEFT JOIN (
             AND si.si_region = p.region AND si.si_type = p.instance_type"""
 
 # What an estimated price rests on, as a column of a query over per_chip_prices `p`: the
-# record's extra says so (extract/_estimate.py; only the sample's estimates carry it), read
-# from the observation the current price was loaded from (its payload), so a price quoted
-# later is not. A subquery per price read, not a join of every observation's extra: a read of
-# a few prices looks into the observations of their payloads only (a third of `prices
-# --chip`'s time was reading the estimate of every observation). Only observations whose extra
-# names an estimate are joined (the LIKE, pushed below the join, scans every observation's
-# extra once): the join then holds a few rows, not 500,000. On the sample's 21,646
-# observations a read of a few prices pays for the scan (`prices --chip H100-SXM --region
-# us-east-1` 29 ms to 33 ms of CPU); on a year of 50,000 offers a day the reads of many save
-# the join (the week's change events 0.14 s to 0.10 s, `cost` 0.37 s to 0.31 s, `prices` 0.32
-# s to 0.29 s). An empty estimate counts as none.
-ESTIMATE_NAMED = """extra LIKE '%"estimate"%'"""  # an observation whose extra names one
-ESTIMATE_TEXT = "min(nullif(json_extract_string(extra, '$.estimate'), ''))"  # of its observations
-ESTIMATE = f"""(
-            SELECT {ESTIMATE_TEXT}
-            FROM observations o
-            WHERE {ESTIMATE_NAMED} AND o.payload_ref = p.payload_ref
-                AND o.source = p.source
+# record's extra says so (extract/_estimate.py; only the sample's estimates carry it), kept
+# in price_marks as it loads (warehouse/load.py MARKED_RECORDS) for as long as a price rests
+# on its payload, read for the payload the current price was loaded from, so a price quoted
+# later is not. A subquery per price read over the few marked records, not every
+# observation's extra (a LIKE over them all was a third of `prices --chip`'s time, and the
+# observations window took the marks of prices older than it). An empty estimate is none.
+ESTIMATE = """(
+            SELECT min(o.estimate)
+            FROM price_marks o
+            WHERE o.payload_ref = p.payload_ref AND o.source = p.source
                 AND o.region = p.region AND o.instance_type = p.instance_type
                 AND o.pricing_model = p.pricing_model AND o.term = p.term
         )"""
@@ -96,26 +88,21 @@ SAMPLE = """coalesce((
 
 def marks_of(rows: str, payload_ref: str = "payload_ref", *, doubts: bool = True) -> str:
     """What the prices of `rows` (a CTE of the query this is written into; their payload in
-    the column `payload_ref`) rest on, from the observations of their payloads, grouped by
-    what a price row is matched on (m_ref, m_source, m_region, m_type, m_model, m_term; joined
-    by marked_on): ESTIMATE's `estimate`, and with `doubts` a spot price's `spot_doubt`: why
+    the column `payload_ref`) rest on, from price_marks of their payloads, grouped by what a
+    price row is matched on (m_ref, m_source, m_region, m_type, m_model, m_term; joined by
+    marked_on): ESTIMATE's `estimate`, and with `doubts` a spot price's `spot_doubt`: why
     it is doubtful, not below its offer's on-demand price (the parse marks it,
     extract/_doubts.py: no discount, a stale or mislabelled price; NULL where it is not).
-    Only the observations that name either are read (the LIKEs scan every observation's extra
-    once), of the payloads the rows were read from, which DuckDB finds by their row groups.
-    As a subquery per row, DuckDB kept every listed row whole beside the observations' join:
-    ten years of 50,000 offers a day listed 74,000 prices in 0.45 s of CPU, 0.29 s so (the
-    sample's 2,700, most of them estimates, 48 ms against 57 ms; docs/performance.md)."""
-    doubt = "pricing_model = 'spot' AND extra LIKE '%spot_not_below_on_demand%'"
-    named = f"({ESTIMATE_NAMED} OR ({doubt}))" if doubts else ESTIMATE_NAMED
-    doubted = "json_extract_string(extra, '$.spot_not_below_on_demand')"
-    spot_doubt = f", min({doubted}) FILTER (WHERE {doubt}) AS spot_doubt" if doubts else ""
+    A join of the marks of the rows' payloads, not a subquery per row: as one, DuckDB kept
+    every listed row whole beside it (docs/performance.md)."""
+    spot_doubt = ", min(spot_doubt) AS spot_doubt" if doubts else ""
+    named = "" if doubts else "estimate IS NOT NULL AND "
     return f"""
             SELECT payload_ref AS m_ref, source AS m_source, region AS m_region,
                 instance_type AS m_type, pricing_model AS m_model, term AS m_term,
-                {ESTIMATE_TEXT} FILTER (WHERE {ESTIMATE_NAMED}) AS estimate{spot_doubt}
-            FROM observations
-            WHERE {named} AND payload_ref IN (SELECT DISTINCT {payload_ref} FROM {rows})
+                min(estimate) AS estimate{spot_doubt}
+            FROM price_marks
+            WHERE {named}payload_ref IN (SELECT DISTINCT {payload_ref} FROM {rows})
             GROUP BY ALL"""
 
 

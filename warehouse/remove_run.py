@@ -106,7 +106,7 @@ def _remove_once(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
         _sources_of(con, run_id)
         since = _since(con, run_id)
         _remove_rates(con, run_id)
-        for table in ("observations", "rejects", "source_runs", "runs"):
+        for table in ("observations", "price_marks", "rejects", "source_runs", "runs"):
             execute(con, f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         if since is not None:
             restate_since(con, since)

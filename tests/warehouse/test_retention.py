@@ -118,3 +118,35 @@ def test_an_old_run_whose_later_runs_lost_their_observations_opens_no_history(co
     assert "past the retention window: it opens no history row" in said
     # a note too, which the collect's summary prints without --verbose
     assert any("it opens no history row" in note for note in late.sources[0].notes)
+
+
+def test_a_price_keeps_its_marks_past_the_window(con):
+    """On 749d25f8 an estimate's basis and a spot price's doubt were read from the
+    observations of the payload a price was first read from: once the window pruned them,
+    an unchanged price read as published (no `est.`, no doubt) in every read."""
+    from chipcost.warehouse.prices import ESTIMATE, marked_on, marks_of
+
+    estimated = record(extra={"estimate": "a reseller's quote"})
+    doubted = record(
+        pricing_model="spot", region="eu-west-1", extra={"spot_not_below_on_demand": "no discount"}
+    )
+    plain = record(region="ap-south-1")
+    for n in range(10):
+        payload = f"2026-11-{n + 1:02d}T060000Z/aws-pricing-api/0001.json.gz"
+        offers = [replace(r, payload_ref=payload) for r in (estimated, doubted, plain)]
+        load_run(con, run_of(offers, day(n)), observations_days=3)
+    assert days_kept(con) == [day(6), day(7), day(8), day(9)]
+    # Each price rests on day 0's payload, whose observations the window took.
+    read = f"""
+        WITH p AS (SELECT * FROM price_history WHERE valid_to IS NULL),
+        marks AS ({marks_of("p")})
+        SELECT p.region, {ESTIMATE} AS estimate, m.spot_doubt
+        FROM p LEFT JOIN marks m ON {marked_on("p")} ORDER BY p.region"""
+    assert rows(con, read) == [
+        ("ap-south-1", None, None),
+        ("eu-west-1", None, "no discount"),
+        ("us-east-1", "a reseller's quote", None),
+    ]
+    # The marks of payloads no price rests on leave with the window: day 0's are kept.
+    kept = "SELECT DISTINCT observed_at FROM price_marks ORDER BY 1"
+    assert [r[0] for r in rows(con, kept)] == [day(0), day(6), day(7), day(8), day(9)]
