@@ -1,11 +1,14 @@
 """AWS's public spot price feed (no credentials): the JSONP file behind the spot pricing page.
 
-callback({"vers": ..., "config": {"regions": [{"region", "instanceTypes": [{"type",
-"sizes": [{"size", "valueColumns": [{"name": "linux", "prices": {"USD": "..."}}]}]}]}]}})
+callback({"vers": ..., "config": {"rate": "perhr", "currencies": ["USD"], "regions":
+[{"region", "instanceTypes": [{"type", "sizes": [{"size", "valueColumns": [{"name": "linux",
+"prices": {"USD": "..."}}]}]}]}]}})
 
 One Linux price per region and instance type (the feed has no zones): zone "". The feed
 carries no publication time, so a price is dated by its fetch. Values such as "N/A*" mean
-no spot market there; Java-style numbers such as "9.0E-4" occur for small prices.
+no spot market there; Java-style numbers such as "9.0E-4" occur for small prices. The feed
+states its unit (`rate`) and currencies once for every price: a feed in another unit or
+currency has each of its rows refused, never read as US dollars an hour.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._http import http_client
-from chipcost.extract._kit import Origin, json_of, positive
+from chipcost.extract._kit import Origin, json_of, missing_fields, positive
 from chipcost.extract.aws._files import get_bytes
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
 from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
@@ -32,6 +35,11 @@ PROVIDER = "aws"
 SPOT_FEED_URL = "https://website.spot.ec2.aws.a2z.com/spot.js"
 INSTEAD = "spot prices come from aws-spot (DescribeSpotPriceHistory, per zone)"
 LINUX_COLUMN = "linux"
+# The unit and currency the parser reads: every feed recorded states "perhr" and ["USD"]. A
+# price per minute or month read as hourly would load 60 or 730 times off, so another unit
+# (or no unit stated) refuses the feed's rows, as Azure's unit and AWS's Price List unit do.
+HOURLY_RATE = "perhr"
+CURRENCY = "USD"
 # The feed still names the oldest regions the way the 2010 pricing pages did.
 REGION_ALIASES = {
     "us-east": "us-east-1",
@@ -44,6 +52,7 @@ REGION_ALIASES = {
 # callback({...}); copies of the feed kept by other projects may open with a /* comment */.
 JSONP = re.compile(r"^\s*(?:/\*.*?\*/\s*)*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
 INSTANCE_TYPES_CSV = "core/data/aws_instance_types.csv"
+SETTING = "CHIPCOST_AWS_SPOT_FEED_URL"
 
 
 def _document(data: bytes) -> Any:
@@ -86,8 +95,9 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     result = ParseResult()
     for payload in payloads:
         feed = _feed(payload)
+        unread = _unread(feed["config"], payload)
         for region in _list(feed["config"], "regions"):
-            result.extend(_region(payload, region, str(feed.get("vers", ""))))
+            result.extend(_region(payload, region, str(feed.get("vers", "")), unread))
     if payloads:
         refuse_empty(result, payloads, PROVIDER)
     return result
@@ -117,12 +127,32 @@ def _feed(payload: Payload) -> dict[str, Any]:
     return feed
 
 
+def _unread(config: Mapping[str, Any], payload: Payload) -> str:
+    """Why no price of this feed is read as US dollars an hour ("" when all can be): its
+    `rate` or `currencies`, stated once for the whole feed, is one the parser does not read."""
+    where = f"payload {payload.ref or payload.name or '?'}"
+    if missing := missing_fields(config, ("rate",)):
+        return f"config {missing} ({where}); report it"
+    if config["rate"] != HOURLY_RATE:
+        return (
+            f"config.rate {config['rate']!r} is not {HOURLY_RATE!r} ({where}): a price not "
+            "per hour is not read; report it"
+        )
+    currencies = config.get("currencies", [CURRENCY])
+    if not isinstance(currencies, list) or CURRENCY not in currencies:
+        return (
+            f"config.currencies {currencies!r} lacks {CURRENCY} ({where}): not converted; "
+            f"point {SETTING} at AWS's own feed, or report it"
+        )
+    return ""
+
+
 def _list(parent: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
     value = parent.get(key)
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def _region(payload: Payload, entry: Mapping[str, Any], vers: str) -> ParseResult:
+def _region(payload: Payload, entry: Mapping[str, Any], vers: str, unread: str) -> ParseResult:
     result = ParseResult()
     origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
     name = str(entry.get("region", ""))
@@ -140,6 +170,8 @@ def _region(payload: Payload, entry: Mapping[str, Any], vers: str) -> ParseResul
                 "feedVersion": vers,
             }
             try:
+                if unread:
+                    raise _Refused(unread)
                 record = _spot_record(origin, region, instance_type, size, extra)
             except _Refused as exc:
                 reason = f"{instance_type} in {region or name}: {exc}"
@@ -189,7 +221,12 @@ def _linux_price(size: Mapping[str, Any]) -> float:
 
 def _usd(column: Mapping[str, Any]) -> str:
     prices = column.get("prices")
-    return str(prices.get("USD", "")) if isinstance(prices, dict) else ""
+    if not isinstance(prices, dict):
+        return ""
+    if CURRENCY not in prices and prices:
+        found = ", ".join(map(str, prices))
+        raise _Refused(f"priced in {found}, not {CURRENCY}: not converted; report it")
+    return str(prices.get(CURRENCY, ""))
 
 
 def spot_price(text: str) -> float:
@@ -202,7 +239,7 @@ def spot_price(text: str) -> float:
 SOURCE = Source(
     most_offers=CLOUD_OFFERS,
     formats=(FEED, PLAIN_FEED),
-    settings={"aws_spot_feed_url": "CHIPCOST_AWS_SPOT_FEED_URL"},
+    settings={"aws_spot_feed_url": SETTING},
     name=SOURCE_NAME,
     provider=PROVIDER,
     description=(

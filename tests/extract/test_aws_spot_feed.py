@@ -85,6 +85,63 @@ def test_an_unknown_region_name_or_type_size_is_a_reject_with_what_to_do():
     assert any("add p5.12xlarge to" in r.reason for r in result.rejects)
 
 
+RECORDED = "recorded-spot-json-spotinfo-excerpt.json"
+PLAIN_URL = "https://website.spot.ec2.aws.a2z.com/spot.json"
+
+
+def recorded_with(rate: str | None = "perhr", currency: str = "USD", per: float = 1) -> bytes:
+    """The recorded feed (spot.json) stating `rate` (None: no rate) and pricing in `currency`,
+    each price divided by `per`: the same prices as a feed in that unit would state them."""
+    feed = json.loads((FIXTURES / RECORDED).read_text())
+    if rate is None:
+        del feed["config"]["rate"]
+    else:
+        feed["config"]["rate"] = rate
+    feed["config"]["currencies"] = [currency]
+    for region in feed["config"]["regions"]:
+        for group in region["instanceTypes"]:
+            for size in group["sizes"]:
+                for column in size["valueColumns"]:
+                    (price,) = column["prices"].values()
+                    if not price.startswith("N/A"):
+                        price = f"{float(price) / per:.6f}"
+                    column["prices"] = {currency: price}
+    return json.dumps(feed).encode()
+
+
+@pytest.mark.parametrize(
+    ("rate", "per"), [("permin", 60), ("persec", 3600), ("permonth", 1 / 730), (None, 1)]
+)
+def test_a_feed_stating_another_unit_has_every_row_refused_naming_it(rate, per):
+    """Priced per minute, the recorded feed's g4dn.xlarge at $0.2452/h reads $0.004087: it
+    loaded as $0.004087 an hour (and a price per second or month was refused only where its
+    per-chip price fell outside the plausible range)."""
+    recorded = parse([payload(FEED, PLAIN_URL, data=recorded_with())])
+    result = parse([payload(FEED, PLAIN_URL, data=recorded_with(rate, per=per))])
+    assert not result.records
+    assert len(result.rejects) == len(recorded.records) == 8
+    named = f"config.rate {rate!r} is not 'perhr'" if rate else "config lacks rate"
+    for reject in result.rejects:
+        assert named in reject.reason and "0001.js.gz" in reject.reason
+        assert "report it" in reject.reason
+
+
+def test_a_feed_in_another_currency_has_every_row_refused_naming_it():
+    result = parse([payload(FEED, PLAIN_URL, data=recorded_with(currency="EUR"))])
+    assert not result.records and len(result.rejects) == 8
+    for reject in result.rejects:
+        assert "config.currencies ['EUR']" in reject.reason and "0001.js.gz" in reject.reason
+        assert "CHIPCOST_AWS_SPOT_FEED_URL" in reject.reason
+    # A price keyed by another currency in a feed that says USD: refused naming it, too.
+    feed = json.loads(recorded_with())
+    feed["config"]["regions"][0]["instanceTypes"][1]["sizes"][0]["valueColumns"][0]["prices"] = {
+        "EUR": "0.2"
+    }
+    result = parse([payload(FEED, PLAIN_URL, data=json.dumps(feed).encode())])
+    (reject,) = result.rejects
+    assert "priced in EUR, not USD" in reject.reason and len(result.records) == 7
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
