@@ -13,6 +13,7 @@ from chipcost.core.errors import ChipcostError
 from chipcost.reads.compare import compare, compare_in
 from chipcost.reads.cost import CostRanking, rank_cost
 from chipcost.reads.cost_asked import Ask, every_offer
+from chipcost.reads.your_prices import YourPrices
 from chipcost.transform.comparison import cost_ranges
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.rows import CostRow, FigureRow, figure_rows
@@ -37,7 +38,7 @@ ARTICLE_QUESTIONS = (("llama-3-70b", "inference"), ("llama-3-70b", "training"))
 ANSWER_FIELDS = (
     "pricing_model", "term", "answer", "change_pct", "best_case_change_pct",
     "worst_case_change_pct", "a_usd_per_million_tokens", "b_usd_per_million_tokens",
-    "a_where", "b_where", "same_provider",
+    "a_where", "b_where", "a_discount", "b_discount", "same_provider",
     "a_figure", "b_figure", "a_figure_at_speed", "b_figure_at_speed", "caveats", "why_not",
     "verdict", "break_even_tokens_per_second_per_chip", "break_even_share_pct",
     "a_kind", "b_kind", "a_cost_low", "a_cost_high", "b_cost_low", "b_cost_high",
@@ -86,13 +87,18 @@ def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> l
 
 
 def _caveats(notes: list[str]) -> str:
-    """The comparison's notes that qualify the answer (not the speed asked or the fit rule)."""
-    return "; ".join(n for n in notes if not n.startswith(("throughput at", "fits:")))
+    """The comparison's notes that qualify the answer (not the speed asked, the fit rule or
+    your discounts, which each offer's `discount` names)."""
+    said = ("throughput at", "fits:", "after your discounts")
+    return "; ".join(n for n in notes if not n.startswith(said))
 
 
-def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dict[str, object]]:
+def article_answers(
+    con: duckdb.DuckDBPyConnection, stale_days: int, mine: YourPrices | None = None
+) -> list[dict[str, object]]:
     """For each article pair, model and workload: A against B on demand (else the first
-    pricing model both have), at the default speed, as `chipcost compare` answers it; a pair
+    pricing model both have), at the default speed, as `chipcost compare` answers it, on
+    `mine` (your discounts, as compare reads CHIPCOST_DISCOUNTS; list prices without); a pair
     chipcost cannot answer says why instead. Every pair of a model and workload is taken from
     one ranking of every chip's every offer (the ranking `chipcost cost --all-offers` makes),
     of which only the cheapest of the offers alike are read (`Ask.cheapest_alike`): an answer
@@ -102,7 +108,7 @@ def article_answers(con: duckdb.DuckDBPyConnection, stale_days: int) -> list[dic
     for model, workload in ARTICLE_QUESTIONS:
         ask = Ask(
             model=model, workload=workload, chips=[], baseline=ARTICLE_PAIRS[0][1],
-            baseline_given=False, stale_days=stale_days,
+            baseline_given=False, stale_days=stale_days, mine=mine or YourPrices(),
         )  # fmt: skip
         # the figures every ranking of this model and workload reads, read once
         known = figures(con, model, workload, ask.point)
@@ -162,6 +168,9 @@ def _answer(
         "b_usd_per_million_tokens": b["usd_per_million_tokens"],
         "a_where": f"{a['provider']} {a['region']}",
         "b_where": f"{b['provider']} {b['region']}",
+        # the discount each offer got ('60% EDP'), None where none applied
+        "a_discount": a.get("discount"),
+        "b_discount": b.get("discount"),
         "same_provider": line.same_provider,
         "a_figure": _figure_text(a),
         "b_figure": _figure_text(b),

@@ -4,7 +4,7 @@ answer, and the anchor of its chart in the report."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -70,13 +70,42 @@ def answer_lines(answers: pl.DataFrame) -> list[AnswerLine]:
 
 def costs(row: Mapping[str, object]) -> str:
     """Both costs per million tokens where known: A's (its figure's kind said when it is not
-    a published one), B's only where B's figure is published (a measurement)."""
+    a published one), B's only where B's figure is published (a measurement); each with the
+    discount its offer got, where one did."""
     said = []
     a, b = row.get("a_usd_per_million_tokens"), row.get("b_usd_per_million_tokens")
     if a is not None:
         kind = str(row.get("a_kind") or "")
-        note = "" if kind in PUBLISHED else f" ({kind or 'kind not stated'})"
+        notes = ([] if kind in PUBLISHED else [kind or "kind not stated"]) + _discount(row, "a")
+        note = f" ({'; '.join(notes)})" if notes else ""
         said.append(f"{row['chip_a']} {cost_text(number(a))}/M{note}")
     if b is not None and row.get("b_kind") in PUBLISHED:
-        said.append(f"{row['chip_b']} {cost_text(number(b))}/M")
+        note = "".join(f" ({d})" for d in _discount(row, "b"))
+        said.append(f"{row['chip_b']} {cost_text(number(b))}/M{note}")
     return ", ".join(said)
+
+
+def _discount(row: Mapping[str, object], side: str) -> list[str]:
+    """['your discount 60% EDP'] where the side's offer got one, as the cheapest prices say it."""
+    found = row.get(f"{side}_discount")
+    return [f"your discount {found}"] if found else []
+
+
+def cost_where(row: Mapping[str, object], side: str) -> str | None:
+    """'$0.7123 aws us-east-2, your discount 60% EDP': a side's cost per million tokens, where
+    it is bought, and the discount it got (the answers' tables); None where the pair has none."""
+    cost = row.get(f"{side}_usd_per_million_tokens")
+    if cost is None:
+        return None
+    said = f"{cost_text(number(cost))} {row[f'{side}_where']}"
+    return ", ".join([said, *_discount(row, side)])
+
+
+def discounts_said(rows: Sequence[Mapping[str, object]]) -> str:
+    """' Costs after your discounts ...' where an answer's offer got one, else ''."""
+    if not any(row.get("a_discount") or row.get("b_discount") for row in rows):
+        return ""
+    return (
+        " Costs are after your discounts where a cost names one (CHIPCOST_DISCOUNTS, as "
+        "`chipcost compare` takes them), in US dollars."
+    )

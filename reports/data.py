@@ -15,6 +15,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.clean import BREAKS, CONTROL
 from chipcost.pipeline.jumps import JUMP_FACTOR
 from chipcost.reads.rental_units import kinds
+from chipcost.reads.your_prices import YourPrices
 from chipcost.reports.estimates import with_estimates
 from chipcost.reports.labels import ESTIMATED, money, with_labels
 from chipcost.reports.period import Period, ReportOptions
@@ -199,7 +200,7 @@ def gather(
     step("reading the price history")
     history = _history(con, period, options)
     step("reading the head-to-head answers")
-    head_to_head = None if later else _head_to_head(con, options)
+    head_to_head = None if later else _head_to_head(con, options, mine)
     speed_curve = () if later else _speed_curve(con)
     step("reading the price index")
     index = _index(con, period)
@@ -305,15 +306,28 @@ def _index(con: duckdb.DuckDBPyConnection, period: Period) -> pl.DataFrame:
     )
 
 
-def _head_to_head(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> pl.DataFrame | None:
-    """The article pairs answered (chipcost.reads.compare.ARTICLE_PAIRS); None without the
-    views cost per token needs."""
+def _head_to_head(
+    con: duckdb.DuckDBPyConnection, options: ReportOptions, mine: YourPrices
+) -> pl.DataFrame | None:
+    """The article pairs answered (chipcost.reads.articles.ARTICLE_PAIRS) on the prices
+    `compare` answers on (answer_prices); None without the views cost per token needs."""
     from chipcost.reads.articles import article_answers
 
-    answers = section("head-to-head", lambda: article_answers(con, options.stale_days), None)
+    answers = section(
+        "head-to-head",
+        lambda: article_answers(con, options.stale_days, answer_prices(mine)),
+        None,
+    )
     if answers is None:
         return None
     return printable_text(pl.DataFrame(answers, infer_schema_length=None))
+
+
+def answer_prices(mine: YourPrices) -> YourPrices:
+    """The prices the articles' answers are made on: your discounts, as `chipcost compare`
+    takes them, in US dollars (the answers' charts are drawn in them; a verdict and a
+    break-even are the same in any currency)."""
+    return YourPrices(discounts=mine.discounts)
 
 
 def _speed_curve(con: duckdb.DuckDBPyConnection) -> tuple[dict, ...]:

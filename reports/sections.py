@@ -10,6 +10,7 @@ import polars as pl
 from chipcost.core.commands import suggested
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports import tables
+from chipcost.reports.answers import discounts_said
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves, shown_moves
 from chipcost.reports.glance import most_moved, moves_table, verdicts
@@ -308,7 +309,7 @@ def head_to_head(data: ReportData) -> Section:
         f"Per token, for Llama 3 70B at {DEFAULT_SPEED} tokens/s per user, on demand, as "
         "`chipcost compare A B` answers; the chart draws each pair's cost per million tokens "
         "and its range."
-    )
+    ) + discounts_said(answers.to_dicts())
     return Section(
         "versus", title, explain, top, more=more, gist=gist,
         more_label="How these are answered: break-even, both figures, caveats, tokens/s per user",

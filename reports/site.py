@@ -18,13 +18,14 @@ from chipcost.core.settings import Warehouse
 from chipcost.core.version import __version__
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
 from chipcost.reads.price_notes import left_out_words, unconverted_words
+from chipcost.reads.your_prices import YourPrices, for_read
+from chipcost.reports.answers import cost_where, discounts_said
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
 from chipcost.reports.labels import MODEL_LABELS, model_label, offer_label, prose
 from chipcost.reports.level_charts import level_chart
 from chipcost.reports.period import MAX_WEEKS, ReportError, ReportUsageError
-from chipcost.transform.cost import cost_text
 from chipcost.warehouse.fx import newest_per_usd, unrated, unrated_of, unrated_offers
 from chipcost.warehouse.history import daily_cheapest, daily_unrated
 from chipcost.warehouse.offers import chosen_throughput, current_offers
@@ -70,8 +71,6 @@ class Site:
 def _read(
     db_path: Path | Warehouse, weeks: int, currency: str | None = None, list_prices: bool = False
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
-    from chipcost.reads.your_prices import for_read
-
     con = open_reader(db_path)
     try:
         mine = for_read(con, currency, list_prices)
@@ -85,7 +84,7 @@ def _read(
         history = daily_cheapest(con, since=since, until=until)
         # the prices those days' charts leave out for want of a rate, each run of days named
         left = daily_unrated(con, since=since, until=until)
-        answers = _answers(con)
+        answers = _answers(con, mine)
         curve = _curve(con)
         rates = newest_per_usd(con)
         unconverted = unrated_offers(con) if unrated(con).count else []
@@ -122,14 +121,18 @@ def _offered(rates: dict[str, tuple[date, float]], currency: str) -> dict[str, d
     return offered
 
 
-def _answers(con) -> list[dict]:
-    """The article pairs answered as `chipcost compare` does (chipcost.reads.compare), as
-    the weekly report shows them."""
+def _answers(con, mine: YourPrices) -> list[dict]:
+    """The article pairs answered as `chipcost compare` does (chipcost.reads.compare), on your
+    discounts as compare takes them, as the weekly report shows them."""
     from chipcost.core.settings import DEFAULT_STALE_DAYS
     from chipcost.reads.articles import article_answers
-    from chipcost.reports.data import section
+    from chipcost.reports.data import answer_prices, section
 
-    return section("head-to-head", lambda: article_answers(con, DEFAULT_STALE_DAYS), [])
+    return section(
+        "head-to-head",
+        lambda: article_answers(con, DEFAULT_STALE_DAYS, answer_prices(mine)),
+        [],
+    )
 
 
 def _curve(con) -> list[dict]:
@@ -165,8 +168,8 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
                 "break-even: A must do "
                 f"{a['break_even_tokens_per_second_per_chip']:,.0f} tok/s per chip, "
                 f"{a['break_even_share_pct']:.0f}% of B's)",
-                f"{cost_text(a['a_usd_per_million_tokens'])} {a['a_where']}",
-                f"{cost_text(a['b_usd_per_million_tokens'])} {a['b_where']}",
+                cost_where(a, "a"),
+                cost_where(a, "b"),
                 f"{a['a_figure']}; {a['b_figure']}",
                 a["caveats"] or "",
             ]
@@ -185,7 +188,8 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
         "articles' questions, per token, as <code>chipcost compare A B</code> answers them: on "
         "demand, A's cheapest offer against B's on the same provider where it has one, at the "
         f"default speed ({DEFAULT_SPEED} tokens/s per user); each figure's kind says how far to "
-        "trust it. The weekly report adds the range over the figures held.</p>"
+        "trust it. The weekly report adds the range over the figures held."
+        f"{prose(discounts_said(answers))}</p>"
         f"{charts}"
         f'<div class="scroll"><table class="versus"><thead><tr>{head}</tr></thead><tbody>'
         f"{''.join(rows)}</tbody></table></div></section>"

@@ -337,6 +337,7 @@ def _needs(row: dict) -> str:
 
 def head_to_head_table(answers: pl.DataFrame) -> GT:
     """Per model and workload, each article pair: the answer, both costs and figures."""
+    from chipcost.reports.answers import cost_where
     from chipcost.reports.labels import plain
     from chipcost.transform.change_words import change_words
 
@@ -358,12 +359,12 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
             pl.col("answer").map_elements(plain, return_dtype=pl.String),
             pl.lit("not answered: ") + pl.col("why_not"),
         ),
-        a_cost=pl.col("a_usd_per_million_tokens").map_elements(cost_text, return_dtype=pl.String)
-        + pl.lit(" ")
-        + pl.col("a_where"),
-        b_cost=pl.col("b_usd_per_million_tokens").map_elements(cost_text, return_dtype=pl.String)
-        + pl.lit(" ")
-        + pl.col("b_where"),
+        **{
+            f"{side}_cost": pl.struct(
+                f"{side}_usd_per_million_tokens", f"{side}_where", f"{side}_discount"
+            ).map_elements(lambda row, side=side: cost_where(row, side), return_dtype=pl.String)
+            for side in "ab"
+        },
         range=pl.struct("answer", "best_case_change_pct", "worst_case_change_pct").map_elements(
             ranged, return_dtype=pl.String
         ),

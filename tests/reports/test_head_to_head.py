@@ -141,3 +141,36 @@ def test_each_answer_from_the_one_ranking_is_what_compare_says_of_its_pair(sampl
     # the sample answers most pairs, some with a verdict, and refuses some (what is compared)
     assert told.count("refused") < len(told) / 2
     assert {"cheaper", "dearer"} & set(told) and "cannot say" in told
+
+
+def test_the_report_and_the_explorer_answer_on_your_discounts_as_compare(db, tmp_path):
+    """With CHIPCOST_DISCOUNTS set, compare answers on the discounted Trainium2 price: the
+    report (page, e-mail) and the explorer give that answer, the discount named beside it."""
+    import os
+    import re
+
+    rules = tmp_path / "d.toml"
+    rules.write_text('[[discount]]\nprovider = "aws"\nchip = "Trainium"\npercent = 60\n')
+    env = {**os.environ, "CHIPCOST_DISCOUNTS": str(rules)}
+    asked = ("Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "inference")
+    said = chipcost("compare", *asked, "--format", "json", "--db", str(db), env=env)
+    assert said.returncode == 0, said.stderr
+    line = json.loads(said.stdout)[0]
+    assert line["a_discount"] == "60% d.toml"
+    needed = f"must do {line['break_even_tokens_per_second_per_chip']:,.0f} tok/s"
+    cost = f"${line['a_usd_per_million_tokens']:,.4f}"
+    made = chipcost("report", "--dry-run", "--out", str(tmp_path / "r"), "--db", str(db), env=env)
+    assert made.returncode == 0, made.stderr
+    site = chipcost("site", str(tmp_path / "s"), "--db", str(db), env=env)
+    assert site.returncode == 0, site.stderr
+    (page,) = (tmp_path / "r").glob("*.html")
+    (mail,) = (tmp_path / "r").glob("*.eml")
+    explorer = (tmp_path / "s" / "index.html").read_text(encoding="utf-8")
+    for html in (page.read_text(encoding="utf-8"), mail.read_text(encoding="utf-8"), explorer):
+        text = " ".join(re.sub(r"<[^>]+>|=\n", " ", html).replace("&#x27;", "'").split())
+        assert f"Trainium2 {needed}" in text
+        assert cost in text and "your discount 60% d.toml" in text
+        assert "after your discounts" in text
+    data = json.loads((tmp_path / "s" / "offers.json").read_text())
+    answer = _answer(data["head_to_head"], "Trainium2", "H100-SXM", "inference")
+    assert answer["a_discount"] == "60% d.toml" and answer["b_discount"] is None
