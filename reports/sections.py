@@ -10,7 +10,7 @@ import polars as pl
 from chipcost.core.commands import suggested
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports import tables
-from chipcost.reports.answers import discounts_said
+from chipcost.reports.answers import PAIRING, discounts_said
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData, alike_moves, shown_moves
 from chipcost.reports.glance import most_moved, moves_table, verdicts
@@ -286,10 +286,10 @@ def head_to_head(data: ReportData) -> Section:
     explain = (
         "The questions the articles ask (Trainium against H100, H200 and B200; TPU v6e and "
         "MI300X against H100), answered per token for Llama 3 70B as `chipcost compare A B` "
-        "answers them: on demand, A's cheapest offer against B's on the same provider where it "
-        f"has one, at the default speed ({DEFAULT_SPEED} tokens/s per user). A verdict "
-        "(cheaper or dearer) is drawn only where both chips are measured at one point: request "
-        "shape, speed, precision and scale; otherwise the answer is the break-even at the "
+        f"answers them: {PAIRING}, at the default speed ({DEFAULT_SPEED} tokens/s per user). "
+        "A verdict (cheaper or dearer) is drawn only where both chips are measured at one "
+        "point: request shape, speed, precision and scale; otherwise the answer is the "
+        "break-even at the "
         "measured chip's point, the other chip's derived estimate there as context, and the "
         "measurement that would settle it. The first chart draws each pair's cost "
         "per million tokens with those ranges; the second, throughput per chip against the "

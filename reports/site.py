@@ -19,7 +19,7 @@ from chipcost.core.version import __version__
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
 from chipcost.reads.price_notes import left_out_words, unconverted_words
 from chipcost.reads.your_prices import YourPrices, for_read
-from chipcost.reports.answers import cost_where, discounts_said
+from chipcost.reports.answers import PAIRING, cost_where, discounts_said
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
@@ -185,10 +185,9 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
     head = "".join(f"<th>{h}</th>" for h in _VERSUS_HEADS)
     return (
         '<section id="versus"><h2>Is chip A cheaper than chip B?</h2><p class="meta">The '
-        "articles' questions, per token, as <code>chipcost compare A B</code> answers them: on "
-        "demand, A's cheapest offer against B's on the same provider where it has one, at the "
-        f"default speed ({DEFAULT_SPEED} tokens/s per user); each figure's kind says how far to "
-        "trust it. The weekly report adds the range over the figures held."
+        "articles' questions, per token, as <code>chipcost compare A B</code> answers them: "
+        f"{PAIRING}, at the default speed ({DEFAULT_SPEED} tokens/s per user); each figure's "
+        "kind says how far to trust it. The weekly report adds the range over the figures held."
         f"{prose(discounts_said(answers))}</p>"
         f"{charts}"
         f'<div class="scroll"><table class="versus"><thead><tr>{head}</tr></thead><tbody>'

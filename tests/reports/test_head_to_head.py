@@ -174,3 +174,19 @@ def test_the_report_and_the_explorer_answer_on_your_discounts_as_compare(db, tmp
     data = json.loads((tmp_path / "s" / "offers.json").read_text())
     answer = _answer(data["head_to_head"], "Trainium2", "H100-SXM", "inference")
     assert answer["a_discount"] == "60% d.toml" and answer["b_discount"] is None
+
+
+def test_the_pages_say_compares_pairing_each_chips_cheapest_offer(db, tmp_path):
+    """compare sets each chip's cheapest offer against the other's, wherever each is sold
+    (transform.comparison.paired): the report and the explorer say that, not 'A's cheapest
+    against B's on the same provider'."""
+    from chipcost.reports.build import write_report
+
+    made = write_report(db, tmp_path / "r")
+    write_site(db, tmp_path / "s")
+    page = made.html_path.read_text(encoding="utf-8")
+    site = (tmp_path / "s" / "index.html").read_text(encoding="utf-8")
+    for html in (page, site):
+        said = " ".join(html.replace("&#x27;", "'").split())
+        assert "each chip's cheapest offer that holds the model, wherever it is sold" in said
+        assert "on the same provider" not in said
