@@ -107,6 +107,18 @@ def cost_where(row: Mapping[str, object], side: str) -> str | None:
     return ", ".join([said, *_discount(row, side)])
 
 
+def break_even_words(row: Mapping[str, object]) -> str:
+    """'H100-SXM must do 212 tok/s per chip (48% of TPU-v6e's figure)': whose break-even it is
+    (A, or B where only A is measured), as compare's answer words it; '' where none."""
+    needed, who = row.get("break_even_tokens_per_second_per_chip"), row.get("break_even_for")
+    if needed is None or who is None:
+        return ""
+    other = row["chip_b"] if who == row["chip_a"] else row["chip_a"]
+    share = row.get("break_even_share_pct")
+    of = "" if share is None else f" ({number(share):.0f}% of {other}'s figure)"
+    return f"{who} must do {number(needed):,.0f} tok/s per chip{of}"
+
+
 def discounts_said(rows: Sequence[Mapping[str, object]]) -> str:
     """' Costs after your discounts ...' where an answer's offer got one, else ''."""
     if not any(row.get("a_discount") or row.get("b_discount") for row in rows):

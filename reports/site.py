@@ -19,7 +19,7 @@ from chipcost.core.version import __version__
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
 from chipcost.reads.price_notes import left_out_words, unconverted_words
 from chipcost.reads.your_prices import YourPrices, for_read
-from chipcost.reports.answers import PAIRING, cost_where, discounts_said
+from chipcost.reports.answers import PAIRING, break_even_words, cost_where, discounts_said
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
@@ -165,9 +165,7 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
             cells = [
                 question,
                 f"{a['answer']} ({model_label(a['pricing_model'], a['term'])}; "
-                "break-even: A must do "
-                f"{a['break_even_tokens_per_second_per_chip']:,.0f} tok/s per chip, "
-                f"{a['break_even_share_pct']:.0f}% of B's)",
+                f"break-even: {break_even_words(a)})",
                 cost_where(a, "a"),
                 cost_where(a, "b"),
                 f"{a['a_figure']}; {a['b_figure']}",

@@ -330,14 +330,9 @@ def index_table(index: pl.DataFrame) -> GT:
     return styled(nowrap(gt, ["chip"]))
 
 
-def _needs(row: dict) -> str:
-    needed, share = row["break_even_tokens_per_second_per_chip"], row["break_even_share_pct"]
-    return "" if needed is None else f"{needed:,.0f} ({share:.0f}%)"
-
-
 def head_to_head_table(answers: pl.DataFrame) -> GT:
     """Per model and workload, each article pair: the answer, both costs and figures."""
-    from chipcost.reports.answers import cost_where
+    from chipcost.reports.answers import break_even_words, cost_where
     from chipcost.reports.labels import plain
     from chipcost.transform.change_words import change_words
 
@@ -369,15 +364,19 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
             ranged, return_dtype=pl.String
         ),
         needs=pl.struct(
-            "break_even_tokens_per_second_per_chip", "break_even_share_pct"
-        ).map_elements(_needs, return_dtype=pl.String),
+            "chip_a",
+            "chip_b",
+            "break_even_for",
+            "break_even_tokens_per_second_per_chip",
+            "break_even_share_pct",
+        ).map_elements(break_even_words, return_dtype=pl.String),
     )
     wanted = ["group", "answer", "pricing", "needs", "a_cost", "b_cost", "a_figure", "b_figure"]
     frame = frame.select(*wanted, "range", "caveats")
     labels = {
         "answer": "Answer",
         "pricing": "Pricing",
-        "needs": "Break-even: A must do (tok/s per chip, share of B's)",
+        "needs": "Break-even: who must do what (share of the other chip's figure)",
         "a_cost": "A: USD per million tokens",
         "b_cost": "B: USD per million tokens",
         "a_figure": "A's figure",

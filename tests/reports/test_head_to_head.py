@@ -190,3 +190,38 @@ def test_the_pages_say_compares_pairing_each_chips_cheapest_offer(db, tmp_path):
         said = " ".join(html.replace("&#x27;", "'").split())
         assert "each chip's cheapest offer that holds the model, wherever it is sold" in said
         assert "on the same provider" not in said
+
+
+def test_the_break_even_names_the_chip_that_must_do_it(sample_db):
+    """Where only A is measured (TPU-v6e against H100-SXM on the sample), B must do the
+    break-even at A's point: the answer says whose it is, as compare's frame does, and the
+    report's column and the explorer's cell name that chip and the other's figure."""
+    import polars as pl
+
+    from chipcost.reports.site import _versus
+    from chipcost.reports.tables import head_to_head_table, table_html
+
+    con = connect(sample_db, read_only=True)
+    try:
+        answers = article_answers(con, stale_days=10_000)
+        answer = _answer(answers, "TPU-v6e", "H100-SXM", "inference")
+        ask = Ask(model="llama-3-70b", workload="inference", chips=[], baseline="H100-SXM",
+                  baseline_given=True, stale_days=10_000)  # fmt: skip
+        frame = compare(con, ask, "TPU-v6e", "H100-SXM").frame()
+    finally:
+        con.close()
+    assert answer["break_even_for"] == frame["break_even_for"][0] == "H100-SXM"
+    needed = answer["break_even_tokens_per_second_per_chip"]
+    assert "H100-SXM must do" in answer["answer"] and f"{needed:,.0f} tok/s" in answer["answer"]
+    cell = (
+        f"H100-SXM must do {needed:,.0f} tok/s per chip "
+        f"({answer['break_even_share_pct']:.0f}% of TPU-v6e's figure)"
+    )
+    page = table_html(head_to_head_table(pl.DataFrame(answers, infer_schema_length=None)))
+    site = _versus(answers, [])
+    for html in (page, site):
+        said = " ".join(html.replace("&#x27;", "'").split())
+        assert cell in said and "A must do" not in said
+    assert "Break-even: who must do what (share of the other chip's figure)" in " ".join(
+        page.replace("&#x27;", "'").split()
+    )
