@@ -151,12 +151,14 @@ def collect(
     notify: list[str] | None = None,
     notify_block: str | None = None,
     pending: bool = False,
+    accept_moves: list[str] | None = None,
 ) -> list[RunOutcome] | State:
     """Collect today's prices (or replay an archive) into the warehouse.
 
     A live collection also loads, before its own run, the runs earlier live collections
     archived but did not load (docs/operations.md, "Pending runs"); pending=True loads only
-    those and fetches nothing.
+    those and fetches nothing. accept_moves: sources loaded even where most of their prices
+    moved by one factor, which holds their run otherwise (docs/operations.md, "Price jumps").
 
     Expected failures end the flow run Failed with a plain message (no traceback): a busy
     or unusable warehouse, an unreadable archive, or every source failed or skipped.
@@ -172,7 +174,12 @@ def collect(
         settings = load_settings(db=db, data_dir=data_dir)
         with _warnings_to(logger):
             outcomes = collection.collect(
-                settings, TaskRunner(), replay=replay, sources=sources, pending=pending
+                settings,
+                TaskRunner(),
+                replay=replay,
+                sources=sources,
+                pending=pending,
+                accept_moves=accept_moves,
             )
     except CollectFailed as exc:
         logger.error("%s", exc)

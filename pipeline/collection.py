@@ -48,6 +48,8 @@ from chipcost.warehouse.load import LoadedFrom
 
 # Up to this many sources, the failure message carries each one's own message.
 DETAILED_FAILURES = 2
+# No source asked to be loaded whatever its prices moved by (accept_moves).
+NONE: frozenset[str] = frozenset()
 
 
 class RunOutcome:
@@ -78,18 +80,28 @@ def collect(
     replay: str | None = None,
     sources: list[str] | None = None,
     pending: bool = False,
+    accept_moves: list[str] | None = None,
 ) -> list[RunOutcome]:
     """Collect today's prices (or replay an archive, or load the pending runs) into the
     warehouse, on `runner` (a ThreadRunner of its own if none); ChipcostError when it cannot
-    run, CollectFailed when every source failed or was skipped.
+    run, CollectFailed when every source failed or was skipped. `accept_moves`: sources loaded
+    even where most of their prices moved by one factor (pipeline/jumps.py, TABLE_SHARE).
 
     A live collection also loads, before its own run, the runs earlier live collections
     archived but did not load (docs/operations.md, "Pending runs").
     """
     if runner is None:
         with ThreadRunner() as own:
-            return collect(settings, own, replay=replay, sources=sources, pending=pending)
+            return collect(
+                settings,
+                own,
+                replay=replay,
+                sources=sources,
+                pending=pending,
+                accept_moves=accept_moves,
+            )
     chosen = select_sources(sources)
+    accept = frozenset(s.name for s in select_sources(accept_moves)) if accept_moves else NONE
     check_source_settings(settings, chosen)
     if replay and pending:
         raise UsageError(
@@ -105,9 +117,11 @@ def collect(
         # SIGTERM/SIGINT: every fetch stops at its next wait or chunk (chipcost.core.stopping).
         with on_signals(), run_lock(settings.warehouse), WarehouseSession(settings) as session:
             if replay:
-                outcomes = _replay(settings, runner, session, chosen, run_dirs)
+                outcomes = _replay(settings, runner, session, chosen, run_dirs, accept)
             else:
-                outcomes = _live(settings, runner, session, chosen, network, fetch=not pending)
+                outcomes = _live(
+                    settings, runner, session, chosen, network, fetch=not pending, accept=accept
+                )
     except ChipcostError:
         raise
     except Exception as exc:
@@ -127,6 +141,7 @@ def _replay(
     session: WarehouseSession,
     sources: list[Source],
     run_dirs: list[Path],
+    accept: frozenset[str] = NONE,
 ) -> list[RunOutcome]:
     """Archived runs in order, on one open of the file: which sources every run has loaded
     already, then each run's load, each its own transaction, and one checkpoint at the end
@@ -152,7 +167,8 @@ def _replay(
                 started, parsing = ahead
                 ahead = parse(following) if following else None
                 run = _archived_run(started, run_dir, "replay", parsing.result())
-                outcomes.append(_load(settings, runner, session, run, run_dir, clear=False))
+                loaded_run = _load(settings, runner, session, run, run_dir, accept, clear=False)
+                outcomes.append(loaded_run)
     finally:
         for outcome, run_dir in zip(outcomes, run_dirs, strict=False):
             _clear_pending(settings, outcome.run, run_dir)
@@ -215,6 +231,7 @@ def _live(
     network: Network,
     *,
     fetch: bool,
+    accept: frozenset[str] = NONE,
 ) -> list[RunOutcome]:
     """Today's fetch, then every pending run (oldest first) and today's loaded in order.
 
@@ -233,10 +250,10 @@ def _live(
     outcomes = []
     try:
         for run_dir in pending:
-            if (outcome := _pending(settings, runner, session, run_dir)) is not None:
+            if (outcome := _pending(settings, runner, session, run_dir, accept)) is not None:
                 outcomes.append(outcome)
         if today is not None:
-            outcomes.append(_load(settings, runner, session, today, None))
+            outcomes.append(_load(settings, runner, session, today, None, accept))
     except WarehouseBusy as exc:
         if today is None and not pending:
             raise
@@ -248,7 +265,11 @@ def _live(
 
 
 def _pending(
-    settings: Settings, runner: Runner, session: WarehouseSession, run_dir: Path
+    settings: Settings,
+    runner: Runner,
+    session: WarehouseSession,
+    run_dir: Path,
+    accept: frozenset[str],
 ) -> RunOutcome | None:
     """A pending live run parsed from its archive and loaded, as a live run."""
     if not run_dir.is_dir() or not archive.archived_sources(run_dir):
@@ -262,7 +283,7 @@ def _pending(
     chosen = _archived(select_sources(None), run_dir)
     results = runner.archived(chosen, settings, run_dir, loaded).result()
     run = _archived_run(started, run_dir, "live", results)
-    return _load(settings, runner, session, run, run_dir)
+    return _load(settings, runner, session, run, run_dir, accept)
 
 
 def _run(
@@ -297,15 +318,20 @@ def _load(
     session: WarehouseSession,
     run: RunResult,
     run_dir: Path | None,
+    accept: frozenset[str] = NONE,
     *,
     clear: bool = True,
 ) -> RunOutcome:
-    """Every run, live, pending or replayed, goes into the warehouse here. `clear`: its
+    """Every run, live, pending or replayed, goes into the warehouse here. `accept`: the
+    sources loaded even where their whole table moved (flag_price_jumps). `clear`: its
     pending-run marker is cleared now (False: the caller clears it once the load is
     checkpointed)."""
+    where = str(run_dir) if run_dir is not None else f"{settings.archive_root}/{run.archive_run}"
     try:
         # Before the load: a jump is judged against the prices the warehouse held until now.
-        for source, note in flag_price_jumps(session.con, run.sources):
+        for source, note in flag_price_jumps(
+            session.con, run.sources, run_dir=where, again=settings.again(), accept=accept
+        ):
             progress_log.warning("%s: %s", source, note)
         summary = runner.load(session, run)
     finally:

@@ -1,8 +1,9 @@
-"""The prices a run's new records moved far from: each such offer's current price, one query."""
+"""The prices a run's new records moved far from: each such offer's current price, and how many
+of each source's offers were compared, one query."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import duckdb
@@ -26,17 +27,25 @@ class CurrentPrice:
     factor: float
 
 
-def moved_prices(
-    con: duckdb.DuckDBPyConnection, records: pl.DataFrame, factor: float
-) -> dict[tuple[str, ...], CurrentPrice]:
-    """(source, *offer key) -> current price, for each offer of `records` (a records frame)
-    whose price per chip moved more than `factor` up or down since a run last saw it.
+@dataclass(frozen=True)
+class Moved:
+    """The offers of a run that moved far: (source, *offer key) -> its current price; and, per
+    source with such an offer, how many of its records had a current price to compare with."""
+
+    prices: dict[tuple[str, ...], CurrentPrice] = field(default_factory=dict)
+    compared: dict[str, int] = field(default_factory=dict)
+
+
+def moved_prices(con: duckdb.DuckDBPyConnection, records: pl.DataFrame, factor: float) -> Moved:
+    """Each offer of `records` (a records frame) whose price per chip moved more than `factor`
+    up or down since a run last saw it, with its current price; and how many offers of its
+    source were compared (a whole table that moved is told from a few offers that did).
 
     Only observations newer than the current price count. Compared in the warehouse: the
     run's few thousand prices are not brought into Python to find a handful.
     """
     if records.is_empty():
-        return {}
+        return Moved()
     keys = HISTORY_KEY
     con.register(
         "jump_candidates",
@@ -50,12 +59,13 @@ def moved_prices(
                 SELECT {", ".join(f"h.{k}" for k in keys)}, h.price_per_hour, h.chip_count,
                     h.last_seen_at,
                     per_chip_hour(s.price_per_hour, s.chip_count) AS new_per_chip,
-                    per_chip_hour(h.price_per_hour, h.chip_count) AS old_per_chip
+                    per_chip_hour(h.price_per_hour, h.chip_count) AS old_per_chip,
+                    count(*) OVER (PARTITION BY h.source) AS compared
                 FROM jump_candidates s JOIN price_history h USING ({", ".join(keys)})
                 WHERE h.valid_to IS NULL AND s.observed_at > h.last_seen_at
             )
             SELECT {", ".join(keys)}, price_per_hour, chip_count, epoch_us(last_seen_at),
-                new_per_chip / old_per_chip
+                new_per_chip / old_per_chip, compared
             FROM paired
             WHERE NOT (new_per_chip BETWEEN old_per_chip / ? AND old_per_chip * ?)
             """,
@@ -64,7 +74,7 @@ def moved_prices(
     finally:
         con.unregister("jump_candidates")
     width = len(keys)
-    return {
+    prices = {
         tuple(row[:width]): CurrentPrice(
             row[width],
             row[width + 1],
@@ -73,3 +83,4 @@ def moved_prices(
         )
         for row in rows
     }
+    return Moved(prices, {row[0]: row[width + 4] for row in rows})

@@ -52,6 +52,14 @@ def _collect(
     pending: Annotated[
         bool, Opt("Only load runs earlier collections archived but did not load.")
     ] = False,
+    accept_moves: Annotated[
+        list[str] | None,
+        Opt(
+            "Load this source (repeatable) even where most of its prices moved by one factor "
+            "(else its run is held); once its page confirms them.",
+            kind="names",
+        ),
+    ] = None,
     prefect: Annotated[
         bool,
         Opt(
@@ -76,7 +84,12 @@ def _collect(
     alert_pct = alert_size(alert_pct, "--alert-pct")
     settings = load_settings(db=db, data_dir=data_dir)
     runs = preflight(settings, replay, source, pending)
-    asked = {"replay": replay, "sources": source or None, "pending": pending}
+    asked = {
+        "replay": replay,
+        "sources": source or None,
+        "pending": pending,
+        "accept_moves": accept_moves or None,
+    }
     if prefect:
         outcomes = _through_prefect(
             settings, runs, asked, notify=notify, alert_pct=alert_pct, verbose=verbose

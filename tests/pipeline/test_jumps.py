@@ -1,13 +1,14 @@
-"""Price jumps: flagged against a real DuckDB warehouse, loaded anyway, shown in the notes."""
+"""Price jumps: flagged against a real DuckDB warehouse, loaded anyway, shown in the notes; a
+whole table moved by one factor is held, its run of the source not loaded."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from chipcost.core.runs import FAILED
+from chipcost.core.runs import FAILED, OK
 from chipcost.core.settings import Settings
 from chipcost.pipeline.collect import WarehouseSession
-from chipcost.pipeline.jumps import JUMP_FACTOR, MAX_LISTED
+from chipcost.pipeline.jumps import JUMP_FACTOR, MAX_LISTED, TABLE_OFFERS
 from chipcost.pipeline.jumps import flag_price_jumps as flag_jumps_on
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import load_run
@@ -24,10 +25,10 @@ def load(settings: Settings, run) -> None:
         load_run(session.con, run)
 
 
-def flag_price_jumps(settings: Settings, results):
+def flag_price_jumps(settings: Settings, results, **asked):
     """The check as the flow makes it: on the collection's own connection."""
     with WarehouseSession(settings) as session:
-        return flag_jumps_on(session.con, results)
+        return flag_jumps_on(session.con, results, **asked)
 
 
 def h100(price: float, **changes):
@@ -118,8 +119,9 @@ def test_many_jumps_in_one_source_are_listed_up_to_a_limit_then_counted(tmp_path
     settings = settings_for(tmp_path)
     offers = [h100(1.0 + i / 100, instance_type=f"type-{i:02d}") for i in range(MAX_LISTED + 5)]
     load(settings, run_of(offers, day(1)))
-    tenfold = [replace(o, price_per_hour=o.price_per_hour * 10) for o in offers]
-    second = run_of(tenfold, day(2))
+    # each by a factor of its own (4x to 18x): many jumps, no one factor of the whole table
+    moved = [replace(o, price_per_hour=o.price_per_hour * (4 + i)) for i, o in enumerate(offers)]
+    second = run_of(moved, day(2))
     notes = [note for _, note in flag_price_jumps(settings, second.sources)]
     assert len(notes) == MAX_LISTED + 1
     assert notes[-1].startswith("and 5 more offers moved more than 3x")
@@ -135,8 +137,97 @@ def test_one_query_per_run(tmp_path, monkeypatch):
     monkeypatch.setattr(
         jumps_module, "moved_prices", lambda con, f, x: calls.append(f.height) or real(con, f, x)
     )
-    added = flag_price_jumps(
-        settings, run_of([h100(9.0, instance_type=f"t{i}") for i in range(50)], day(2)).sources
-    )
+    moved = [h100(4.0 * 1.05**i, instance_type=f"t{i}") for i in range(50)]  # 4x to 44x
+    added = flag_price_jumps(settings, run_of(moved, day(2)).sources)
     assert calls == [50]
     assert len(added) == MAX_LISTED + 1  # 50 jumps: ten listed, the rest counted
+
+
+def _table(n: int, factor: float, *, source_offers: int | None = None):
+    """n offers held, then a run of the source's `source_offers` (n by default) in which the
+    first n moved by `factor` (a cent of rounding each), the rest unchanged."""
+    offers = [h100(0.24 + i / 10, instance_type=f"type-{i:02d}") for i in range(n)]
+    others = [h100(2.0, instance_type=f"still-{i}") for i in range((source_offers or n) - n)]
+    moved = [replace(o, price_per_hour=round(o.price_per_hour * factor, 2)) for o in offers]
+    return run_of([*offers, *others], day(1)), run_of([*moved, *others], day(2))
+
+
+def test_a_whole_table_moved_by_one_factor_is_held_and_its_prices_stay(tmp_path):
+    """On 444acd6f Verda's prices sent in cents loaded as current prices, flagged only as
+    jumps: A100-40GB at 73.00 an hour."""
+    settings = settings_for(tmp_path)
+    first, second = _table(6, 100)
+    load(settings, first)
+    [(source, said)] = flag_price_jumps(settings, second.sources, run_dir="archive/RUN")
+    held = second.sources[0]
+    assert (source, held.status, held.records, held.seen_keys) == (
+        "aws-pricing-api",
+        FAILED,
+        [],
+        set(),
+    )
+    assert said == held.message and said.startswith("aws-pricing-api: 6 of its 6 prices")
+    assert "×100 at once since 2026-11-02" in said
+    assert "archive/RUN/aws-pricing-api/0001.json.gz" in said  # the payload to look at
+    assert "chipcost collect --replay archive/RUN --source aws-pricing-api" in said
+    assert "--accept-moves aws-pricing-api" in said
+    load(settings, second)
+    con = connect(settings.db_path, read_only=True)
+    try:
+        prices = con.execute("SELECT DISTINCT last_seen_at FROM current_prices").fetchall()
+        status = con.execute("SELECT status FROM source_runs ORDER BY observed_at").fetchall()
+    finally:
+        con.close()
+    assert [p.date() for (p,) in prices] == [day(1).date()]  # nothing of the held run
+    assert status == [(OK,), (FAILED,)]
+
+
+def test_a_table_accepted_is_loaded_with_its_jumps_noted(tmp_path):
+    settings = settings_for(tmp_path)
+    first, second = _table(6, 100)
+    load(settings, first)
+    added = flag_price_jumps(settings, second.sources, accept={"aws-pricing-api"})
+    result = second.sources[0]
+    assert result.status == OK and len(result.records) == 6
+    assert result.notes[0].startswith("6 of its 6 prices compared moved ×100 at once")
+    assert result.notes[0].endswith("loaded, as --accept-moves asked")
+    assert len(added) == 7  # that note, then each offer's jump
+
+
+def test_rounding_of_small_prices_still_reads_as_one_factor(tmp_path):
+    """0.14 in cents may come as 13.99 or 14.01: its factor is 99.9 or 100.1."""
+    settings = settings_for(tmp_path)
+    first, second = _table(5, 100)
+    second.sources[0].records = [
+        replace(r, price_per_hour=r.price_per_hour + (0.01 if i % 2 else -0.01))
+        for i, r in enumerate(second.sources[0].records)
+    ]
+    load(settings, first)
+    flag_price_jumps(settings, second.sources)
+    assert second.sources[0].status == FAILED
+
+
+def test_a_minority_of_the_table_a_few_offers_or_scattered_factors_load(tmp_path):
+    # Fewer than half of the offers compared: a family repriced, not the table.
+    settings = settings_for(tmp_path / "minority")
+    first, second = _table(4, 100, source_offers=10)
+    load(settings, first)
+    assert len(flag_price_jumps(settings, second.sources)) == 4
+    assert second.sources[0].status == OK
+    # Fewer than TABLE_OFFERS: too few to call a table.
+    settings = settings_for(tmp_path / "few")
+    first, second = _table(TABLE_OFFERS - 1, 100)
+    load(settings, first)
+    flag_price_jumps(settings, second.sources)
+    assert second.sources[0].status == OK
+    # Every offer moved, each by its own factor (a spot market's day).
+    settings = settings_for(tmp_path / "scattered")
+    first, _ = _table(6, 1)
+    load(settings, first)
+    scattered = [
+        replace(r, price_per_hour=r.price_per_hour * factor)
+        for r, factor in zip(first.sources[0].records, (4, 6, 9, 0.2, 14, 30), strict=True)
+    ]
+    second = run_of(scattered, day(2))
+    assert len(flag_price_jumps(settings, second.sources)) == 6
+    assert second.sources[0].status == OK
