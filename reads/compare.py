@@ -104,6 +104,7 @@ class CompareResult:
                     "verdict_point": line.verdict.point,
                     "break_even_for": (self.chip_a, self.chip_b)[line.verdict.needs == "b"],
                     "break_even_tokens_per_second_per_chip": line.verdict.break_even,
+                    "break_even_at_least": line.verdict.break_even_least,
                     "break_even_share_of_baseline_pct": _percent(line.verdict.share),
                     **estimate_fields(line.verdict),
                     "best_case_change_pct": _percent(line.best),

@@ -279,7 +279,8 @@ def rank_cost(
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
     notes = [ask.model_note] if ask.model_note else []
-    notes += speed_notes(ask, rows) + coverage_notes(priced, known, parameters, ask)
+    bounds = {r.throughput_id for r in evidence.readings() if r.lower_bound}
+    notes += speed_notes(ask, rows, bounds) + coverage_notes(priced, known, parameters, ask)
     notes += baseline_notes + fit_notes(parameters, ask, rows) + ask.mine.notes(rows)
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(

@@ -4,7 +4,7 @@ model fits, how the numbers are made and each chip's cheapest by SQL."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import duckdb
 
@@ -317,8 +317,10 @@ def interruption_note(con: duckdb.DuckDBPyConnection, ask: Ask) -> list[str]:
     ]
 
 
-def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
-    """Which point the figures are for, and the chips whose figure is not at it."""
+def speed_notes(ask: Ask, rows: list[CostRow], bounds: Collection[str] = ()) -> list[str]:
+    """Which point the figures are for, the chips whose figure is not at it, and those whose
+    figure is a lower bound there (`bounds`: the ids of figures read from a curve's point
+    faster than asked)."""
     if ask.workload != "inference":
         return []
     voice = ask.voice
@@ -345,10 +347,13 @@ def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
     notes = [note]
     below: dict[str, str] = {}
     far: dict[str, str] = {}
+    least: dict[str, str] = {}
     for row in rows:
         chip, user = str(row["chip"]), row.get("throughput_tokens_per_second_per_user")
         if row.get("throughput_at_speed") is False:
             below.setdefault(chip, point_text(row))
+        elif row.get("throughput_id") in bounds:
+            least.setdefault(chip, point_text(row))
         elif (
             ask.speed != "max"
             and row.get("throughput_origin") != "derived"
@@ -356,6 +361,13 @@ def speed_notes(ask: Ask, rows: list[CostRow]) -> list[str]:
             and float(user) > 2 * float(ask.speed)
         ):
             far.setdefault(chip, point_text(row))
+    if least:
+        listed = "; ".join(f"{chip}: {point}" for chip, point in sorted(least.items()))
+        notes.append(
+            "a lower bound at the asked speed (a curve's point measured faster than asked: the "
+            "chip does at least that much there, so its cost per token is at most the one "
+            f"shown, and a break-even set on it at least the one shown): {listed}"
+        )
     if far:
         listed = "; ".join(f"{chip}: {point}" for chip, point in sorted(far.items()))
         notes.append(

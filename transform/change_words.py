@@ -30,16 +30,22 @@ def change_words(change: float, *, least: bool = False) -> str:
     return f"at least {said}" if least else said
 
 
-# What a leaning's mark means, as a table's note says it (Verdict.leaning).
+# What a leaning's mark means, as a table's note says it (Verdict.leaning), and a break-even's
+# (Verdict.break_even_words: '≥4,423').
 LEANING_MARKS = {
     "~": "~: which way the derived estimate (est.) leans, no verdict",
-    "≤": "≤: a figure is a lower bound (faster than asked), no verdict",
+    "≤": "≤: at most, a figure being a lower bound (faster than asked), no verdict",
+    "≥": "≥: at least, a figure being a lower bound (faster than asked)",
 }
 
 
 def leaning_notes(cells: Iterable[str]) -> list[str]:
-    """The notes of the leaning marks these cells show ('cannot say, ~3.6x dearer')."""
-    shown = {cell.partition(", ")[2][:1] for cell in cells if cell}
+    """The notes of the marks these cells show: a leaning's ('cannot say, ~3.6x dearer',
+    'cannot say, ~≥5.3x dearer'), or a break-even's ('≥4,423', 'H100-SXM ≥4,156')."""
+    shown: set[str] = set()
+    for cell in filter(None, cells):
+        said = cell.partition(", ")[2] if ", " in cell else cell.rpartition(" ")[2]
+        shown.update(said[:2])
     return [said for mark, said in LEANING_MARKS.items() if mark in shown]
 
 

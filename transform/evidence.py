@@ -376,12 +376,13 @@ class Estimate:
     band: tuple[float, float] | None  # None: no out-of-sample check of its vendor family
     error: str  # 'error measured on 255 nvidia checks' or 'error unknown: ...'
 
-    def words(self, needed: float) -> str:
-        """'991-4,245 (all above the break-even) (error measured ...)'."""
+    def words(self, needed: float, *, least: bool = False) -> str:
+        """'991-4,245 (all above the break-even) (error measured ...)'; where the break-even
+        is only a lower bound (`least`), a band above it is not said to clear it."""
         if self.band is None:
             return f"{self.value:,.0f} ({self.error})"
         low, high = self.band
-        side = " (all above the break-even)" if low > needed else ""
+        side = " (all above the break-even)" if low > needed and not least else ""
         side = " (all below the break-even)" if high < needed else side
         return f"{low:,.0f}-{high:,.0f}{side} ({self.error})"
 
@@ -414,6 +415,17 @@ class Verdict:
     def matched(self) -> bool:
         return self.word in ("cheaper", "dearer", "as cheap")
 
+    @property
+    def break_even_least(self) -> bool:
+        """Whether the break-even is only a lower bound: the figure it is taken from (the
+        side that need not reach it) is one, so that side costs at most what it is set at
+        and the other must do at least the break-even."""
+        return ("b" if self.needs == "a" else "a") in self.bound
+
+    def break_even_words(self) -> str:
+        """'4,423', or '≥4,423' where the break-even is a lower bound."""
+        return f"{'≥' if self.break_even_least else ''}{self.break_even:,.0f}"
+
     def change_words(self) -> str:
         """'32% cheaper', '40% dearer', '3.4 times as dear' where a verdict is drawn, else
         'cannot say': the one way every output words the change."""
@@ -424,8 +436,10 @@ class Verdict:
     def leaning(self) -> str:
         """Which way a 'cannot say' leans on the figures chipcost holds: '~3.0x dearer' where
         the unmeasured side's derived estimate stands against the measured one (est.),
-        '≤40% dearer' where a side's figure is a lower bound that decides nothing; '' where
-        nothing leans, or a verdict is drawn."""
+        '≤40% dearer' where a side's figure is a lower bound that decides nothing, '~≥5.3x
+        dearer' or '~≤13% cheaper' where the estimate is set against a measured figure that is
+        a lower bound (at least, or at most, that); '' where nothing leans, or a verdict is
+        drawn."""
         if self.matched:
             return ""
         if self.bound and self.bound_change is not None:
@@ -435,7 +449,16 @@ class Verdict:
             return ""
         # the estimate against the break-even: A's cost / B's = needed / estimate (A needs)
         ratio = self.break_even / self.estimate.value
-        return f"~{times_words(ratio - 1 if self.needs == 'a' else 1 / ratio - 1)}"
+        change = ratio - 1 if self.needs == "a" else 1 / ratio - 1
+        words = times_words(change)
+        if not self.break_even_least:
+            return f"~{words}"
+        # The measured side does at least its figure: B's lowers B's cost (A leans dearer
+        # still), A's lowers A's. A leaning that way is a least, the other way a most.
+        dearer = self.needs == "a"
+        if words == "as cheap":  # too small to have a side
+            return f"~as cheap or {'dearer' if dearer else 'cheaper'}"
+        return f"~{'≥' if (change > 0) == dearer else '≤'}{words}"
 
     def cell_words(self) -> str:
         """The answer in a table cell: the change where a verdict is drawn ('32% cheaper'),
@@ -451,7 +474,7 @@ class Verdict:
         if self.matched:
             said = f"{chip_a} is {self.change_words()} per token than {chip_b}"
             return said + self._bound_words(names)
-        if self.bound:
+        if self.bound and not self.anchor:
             return (
                 f"cannot say: at this speed {self._bound_words(names)[2:]}, and "
                 f"{chip_a} must do {self.break_even:,.0f} tok/s per chip to cost as little per "
@@ -466,12 +489,15 @@ class Verdict:
                 f"({self.point or 'not stated'}); {self._measure_both()}"
             )
         needs, anchor = names[self.needs], names[self.anchor]
+        least = self.break_even_least
         said = (
-            f"cannot say: {needs} must do {self.break_even:,.0f} tok/s per chip at "
-            f"{anchor}'s point ({self.point}) to match {anchor}'s measured cost per token"
+            f"cannot say: {needs} must do {'at least ' * least}{self.break_even:,.0f} tok/s "
+            f"per chip at {anchor}'s point ({self.point}) to match {anchor}'s measured cost "
+            f"per token{self._bound_words(names)}"
         )
         if self.estimate is not None:
-            said += f"; {needs}'s derived estimate there {self.estimate.words(self.break_even)}"
+            there = self.estimate.words(self.break_even, least=least)
+            said += f"; {needs}'s derived estimate there {there}"
         how = "`chipcost throughput add`" if self.workload == "training" else "`chipcost measure`"
         if self.differ:
             return said + (

@@ -130,6 +130,7 @@ class CostRow(TypedDict, total=False):
     break_even_tokens_per_second_per_chip: float | None
     break_even_share: float | None
     break_even_for: str | None
+    break_even_at_least: bool | None
     verdict: str | None
     verdict_point: str | None
     in_words: str | None

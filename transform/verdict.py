@@ -172,10 +172,13 @@ def judge(a: CostRow, b: CostRow, evidence: Evidence) -> Verdict:
         needed = pa * t_fixed / pb if anchor == "b" else pb * t_fixed / pa
         # A derived figure never draws a verdict word: where its whole band lies on one side
         # of the break-even, the sentence says so, as context for the measurement to make.
+        # The measured figure is the one the break-even rests on; where it is a lower bound
+        # (a curve's point faster than asked), the break-even is one too.
         return Verdict(
             "cannot say", needed, needed / t_fixed, point=point_of(fixed).words(),
             needs="a" if anchor == "b" else "b", anchor=anchor, estimate=found, differ=differ,
-            workload=workload,
+            workload=workload, bound=anchor if fixed.lower_bound else "",
+            a_figure=fixed if anchor == "a" else None, b_figure=fixed if anchor == "b" else None,
         )  # fmt: skip
     tb = b["tokens_per_second_per_chip"]
     needed = pa * tb / pb
@@ -216,8 +219,8 @@ def costs_at_point(judged: Verdict, a: CostRow, b: CostRow) -> tuple[float, floa
 _NOT_SAID: CostRow = {
     "usd_per_million_tokens_at_point": None, "baseline_usd_per_million_tokens_at_point": None,
     "break_even_tokens_per_second_per_chip": None, "break_even_share": None,
-    "break_even_for": None, "verdict": None, "verdict_point": None, "in_words": None,
-    "vs_baseline_at_point": None,
+    "break_even_for": None, "break_even_at_least": None, "verdict": None, "verdict_point": None,
+    "in_words": None, "vs_baseline_at_point": None,
 }  # fmt: skip
 
 
@@ -256,6 +259,7 @@ def with_verdicts(
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
         row["break_even_share"] = judged.share
         row["break_even_for"] = row["chip"] if judged.needs == "a" else baseline
+        row["break_even_at_least"] = judged.break_even_least
         row["verdict"] = judged.word
         row["verdict_point"] = judged.point
         row["in_words"] = judged.sentence(str(row["chip"]), baseline)

@@ -153,7 +153,7 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
         "ratio": f"{ratio:.2f}" if ratio is not None else "",
         "a_cpm": cpm["a"],
         "b_cpm": cpm["b"],
-        "needs": f"{who}{judged.break_even:,.0f}",
+        "needs": f"{who}{judged.break_even_words()}",
         "share": f"{judged.share:.0%}",
         "verdict": _verdict(line),
         "a_offer": plain(f"{a['provider']} {a['region']} {a['instance_type']}"),
@@ -171,7 +171,7 @@ def _reading(figure: Reading) -> str:
         }
     )
     dated = f" ({figure.source_date})" if figure.source_date else ""
-    bound = " (a lower bound at the asked speed)" if figure.lower_bound else ""
+    bound = LOWER_BOUND_WORDS if figure.lower_bound else ""
     return (
         f"{figure.throughput_id}: {figure.kind}, "
         f"{str(figure.precision or 'precision not stated').upper()}, "
@@ -180,17 +180,22 @@ def _reading(figure: Reading) -> str:
     )
 
 
-def _figure(row: CostRow) -> str:
+# A figure read from a curve's point faster than asked (docs/cost-per-token.md, rule 3).
+LOWER_BOUND_WORDS = " (a lower bound at the asked speed)"
+
+
+def _figure(row: CostRow, bound: bool = False) -> str:
     """A figure in one line: a derived one says how it was derived, not its chip's and model's
-    datasheet quotes (`cost --wide` and `throughput list --wide` give them)."""
+    datasheet quotes (`cost --wide` and `throughput list --wide` give them); `bound` says it
+    is a lower bound at the asked speed."""
     source, dated = str(row["throughput_source"]), f" ({row['throughput_source_date']})"
     if row.get("throughput_origin") == "derived":
         source, dated = derived_parts(source)[0], ""
     return (
         f"{row['throughput_id']}: {figure_kind(row)}, "
         f"{str(row.get('precision') or 'precision not stated').upper()}, "
-        f"{row['tokens_per_second_per_chip']:,.0f} tok/s per chip{figure_point(row)}; "
-        f"{source}{dated}"
+        f"{row['tokens_per_second_per_chip']:,.0f} tok/s per chip{figure_point(row)}"
+        f"{LOWER_BOUND_WORDS if bound else ''}; {source}{dated}"
     )
 
 
@@ -259,7 +264,7 @@ def _evidence(console: Screen, result: CompareResult) -> None:
     anchor, needs = chips[judged.anchor], chips[judged.needs]
     fixed = first.b if judged.anchor == "b" else first.a
     console.say(shown(f"evidence at {anchor}'s point ({judged.point}):"))
-    _say_under(console, f"  {anchor}: {_figure(fixed)}")
+    _say_under(console, f"  {anchor}: {_figure(fixed, judged.anchor in judged.bound)}")
     why = f" (the published figures differ: {judged.differ})" if judged.differ else ""
     _say_under(console, f"  {needs}: none at this point{why}; {_estimate(judged.estimate)}")
     if judged.workload == "training":
@@ -310,7 +315,11 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     ]
     bare = {str(r["pricing_model"]) for r in offers if r.get("term") == "none"}
     marks += [no_term_rest(model) for model in sorted(bare & NO_TERM_WORDS.keys())]
-    marks += leaning_notes(line.verdict.cell_words() for line in result.lines)
+    marks += leaning_notes(
+        words
+        for line in result.lines
+        for words in (line.verdict.cell_words(), line.verdict.break_even_words())
+    )
     notes.insert(0, "; ".join(marks))
     yours = {
         f"{row['chip']} {row['provider']}: {row['discount']}": None

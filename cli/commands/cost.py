@@ -95,12 +95,13 @@ def _change(row: CostRow) -> str:
 def _needs(row: CostRow) -> str:
     """'2,345 (61%)': the tok/s per chip the row must reach to cost what the baseline does;
     'H100-SXM 4,156 (433%)' where it is the baseline that must reach it at the row's measured
-    point (only the row's chip is measured there)."""
+    point (only the row's chip is measured there); '≥829 (78%)' where it is set on a lower
+    bound (a curve's point faster than asked)."""
     needed, share = row.get("break_even_tokens_per_second_per_chip"), row.get("break_even_share")
     if needed is None or share is None:
         return ""
     who = row.get("break_even_for")
-    said = f"{needed:,.0f} ({share:.0%})"
+    said = f"{'≥' if row.get('break_even_at_least') else ''}{needed:,.0f} ({share:.0%})"
     return f"{who} {said}" if who and who != row.get("chip") else said
 
 
@@ -334,7 +335,12 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)
     said = [estimate_note(ranking.rows), *([SHORT_NOTE] if short else [])]
-    said += leaning_notes(str(row.get("vs_baseline") or "") for row in ranking.rows)
+    said += leaning_notes(
+        [
+            *(str(row.get("vs_baseline") or "") for row in ranking.rows),
+            *("≥" for row in ranking.rows if row.get("break_even_at_least")),
+        ]
+    )
     if header.get("ttft_ms") and any(r["throughput_origin"] == "derived" for r in ranking.rows):
         said.append(UNHELD_TTFT)
     print_footer(console, [*ranking.notes, *filter(None, said)], ranking.freshness)

@@ -48,6 +48,32 @@ def test_without_a_shape_the_verdict_is_drawn_where_both_curves_span_the_speed(d
     assert on_demand["b_lower_bound"] is False and on_demand["verdict"] in ("cheaper", "dearer")
 
 
+@pytest.mark.parametrize("pair", [("Trainium2", "H100-SXM"), ("H100-SXM", "Trainium2")])
+def test_a_lower_bound_holds_where_only_one_chip_is_measured(db, pair):
+    """At 25 tok/s per user H100-SXM's best figure is a 1k/1k curve's point at 34.4: a lower
+    bound, whichever chip it is set against (Trainium2 has no figure there, only its
+    derived one), so the break-even the other must reach is at least the one said."""
+    rows = _compare(db, *pair, "--speed", "25")
+    side = "a" if pair[0] == "H100-SXM" else "b"
+    for row in rows:
+        assert row["verdict"] == "cannot say" and row["break_even_for"] == "Trainium2"
+        assert row[f"{side}_lower_bound"] is True and row["break_even_at_least"] is True
+        assert row[f"{side}_throughput_id_at_point"].endswith("-c64")
+        assert "must do at least" in row["in_words"]
+    table = chipcost(
+        "compare", *pair, *LLAMA, "--speed", "25", "--db", str(db), env={"COLUMNS": "250"}
+    )
+    said = " ".join(table.stdout.split())
+    assert "≥4,423" in said and "(a lower bound at the asked speed)" in said
+    ranked = chipcost(
+        "cost", *LLAMA, "--speed", "25", "--chip", "H100-SXM,Trainium2", "--db", str(db),
+        env={"COLUMNS": "250"},
+    )  # fmt: skip
+    said = " ".join(ranked.stdout.split())
+    assert "note a lower bound at the asked speed" in said and "H100-SXM: latency-bound" in said
+    assert "≥829" in said and "≥: at least" in said
+
+
 def test_the_asked_point_is_said_in_the_header_and_notes(db):
     result = chipcost(
         "compare", "MI300X", "H100-SXM", *LLAMA, "--speed", "25", "--shape", "1k/1k",

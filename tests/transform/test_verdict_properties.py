@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chipcost.transform.evidence import Reading
+from chipcost.transform.evidence import Estimate, Reading
 from chipcost.transform.verdict import Evidence, judge
 
 SHAPES = [(1024, 1024), (8192, 1024), (1024, 8192)]
@@ -177,3 +177,31 @@ def test_figures_of_two_deployment_classes_draw_no_verdict():
 
     judged = _judged(one("A", "disaggregated+mtp"), one("B", "single-node"), 1.0, 1.0)
     assert judged.word == "cannot say" and "deployment" in judged.differ
+
+
+def test_a_lower_bound_holds_where_only_one_chip_is_measured_whichever_is_named_first():
+    """B measured only at a curve's point faster than asked, A not at all: the break-even A
+    must reach is at least the one said, and which way the estimate leans is a bound too."""
+    b = _ranked([Reading("b1", "B", "m", "inference", "independent", "reference", 1000.0,
+                         precision="fp8", input_tokens=1024, output_tokens=1024,
+                         tokens_per_second_per_user=34.0, lower_bound=True,
+                         deployment="single-node")])  # fmt: skip
+    evidence = Evidence(rows=[], parameters=70e9, speed="25")
+    evidence._found.readings = b
+    evidence._found.estimates[("A", "b1")] = Estimate(250.0, None, "error unknown")
+    a_offer, b_offer = _offer("A", 4.0), _offer("B", 1.0)
+    ab, ba = judge(a_offer, b_offer, evidence), judge(b_offer, a_offer, evidence)
+    assert ab.word == ba.word == "cannot say"
+    assert ab.break_even == ba.break_even == pytest.approx(4000.0)
+    assert (ab.bound, ab.needs, ab.b_figure.throughput_id) == ("b", "a", "b1")
+    assert (ba.bound, ba.needs, ba.a_figure.throughput_id) == ("a", "b", "b1")
+    assert ab.break_even_least and ba.break_even_least
+    assert ab.break_even_words() == ba.break_even_words() == "≥4,000"
+    # A needs 4,000 where its estimate is 250: at least 16 times as dear, however read
+    assert ab.leaning() == "~≥16x dearer" and ba.leaning() == "~≥16x cheaper"
+    assert "at least 4,000" in ab.sentence("A", "B") and "B's figure is a lower bound" in (
+        ab.sentence("A", "B")
+    )
+    # at a sixteenth of the price A leans cheaper, but only at most that much
+    cheap = judge(_offer("A", 0.125), b_offer, evidence)
+    assert cheap.leaning() == "~≤2.0x cheaper"
