@@ -209,9 +209,13 @@ def write_frame(fmt: OutputFormat, frame: pl.DataFrame, stream: IO[str] | None =
 def with_currency(frame: pl.DataFrame, currency: str) -> pl.DataFrame:
     """A read's prices as csv and json write them: a `currency` on every row, whether or not
     the read converted them (a converted read's query adds it, with its rate: warehouse.fx),
-    so that a script never takes euros for dollars. FOCUS's files have their own column."""
+    so that a script never takes euros for dollars, and the currency its provider states the
+    price in (`stated_currency`) last, where the read has it: the columns before keep their
+    places. FOCUS's files have their own column."""
     import polars as pl
 
-    if "currency" in frame.columns:
-        return frame
-    return frame.with_columns(pl.lit(currency, dtype=pl.String).alias("currency"))
+    if "currency" not in frame.columns:
+        frame = frame.with_columns(pl.lit(currency, dtype=pl.String).alias("currency"))
+    if "stated_currency" in frame.columns:
+        frame = frame.select(pl.exclude("stated_currency"), "stated_currency")
+    return frame

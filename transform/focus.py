@@ -49,6 +49,7 @@ FOCUS_COLUMNS = (
     "x_Estimate",
     "x_EstimateBasis",
     "x_Sample",
+    "x_StatedCurrency",
 )
 
 
@@ -112,6 +113,9 @@ def _row(row: Mapping[str, object]) -> dict[str, object]:
         "x_Estimate": bool(row.get("estimate")),
         "x_EstimateBasis": row.get("estimate") or None,
         "x_Sample": bool(row.get("sample")),
+        # the currency its provider states the price in: not PricingCurrency's, it was
+        # converted (a chip's daily cheapest, of several offers, has none)
+        "x_StatedCurrency": row.get("stated_currency"),
     }
 
 

@@ -30,7 +30,8 @@ def history_rows(
         SELECT provider, region, zone, instance_type, chip, chip_count, pricing_model, term,
                payment, plan, price_per_hour,
                per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour, upfront,
-               currency, sku, source, valid_from, valid_to, end_reason, payload_ref,
+               currency, currency AS stated_currency, sku, source, valid_from, valid_to,
+               end_reason, payload_ref,
                {ESTIMATE} AS estimate, {SAMPLE} AS sample
         FROM price_history p
         WHERE {where.sql()}

@@ -52,6 +52,10 @@ PRICE_COLUMNS = (
     "vcpus",
     "ram_gb",
     "disk_gb",
+    # The currency its provider states the price in (a euro price is read in US dollars at
+    # its day's ECB rate, or in the currency asked): where it is not the row's `currency`,
+    # the price was converted.
+    "stated_currency",
 )
 
 

@@ -58,7 +58,7 @@ def _focus_marks(rows: list[dict]) -> None:
 def test_focus_from_prices_marks_the_estimate_and_the_sample(db):
     text = _read(db, "prices", "--chip", "Trainium2", "--format", "focus")
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert list(rows[0])[-3:] == ["x_Estimate", "x_EstimateBasis", "x_Sample"]
+    assert list(rows[0])[-4:] == ["x_Estimate", "x_EstimateBasis", "x_Sample", "x_StatedCurrency"]
     _focus_marks(rows)
 
 
@@ -131,3 +131,26 @@ def test_the_explorers_offers_csv_carries_both_flags(db, tmp_path):
     assert all(r["estimate"].startswith(BASIS) for r in fees)
     assert all(r["estimate"] == "" for r in published)
     assert {r["sample"] for r in rows} == {"true"}
+
+
+def test_a_converted_price_says_the_currency_its_provider_states(db, tmp_path):
+    """On e094c26e a euro price read in dollars said `currency` USD in every file, with nothing
+    of the euros it was converted from (and `prices --format focus` said USD where `export`
+    said EUR for the same price)."""
+    rows = list(
+        csv.DictReader(io.StringIO(_read(db, "prices", "--by", "offer", "--format", "csv")))
+    )
+    stated = {(r["provider"], r["currency"], r["stated_currency"]) for r in rows}
+    assert ("scaleway", "USD", "EUR") in stated and ("aws", "USD", "USD") in stated
+    assert {p for p, _, s in stated if s == "EUR"} == {"scaleway", "seeweb", "ovhcloud"}
+    assert list(rows[0])[-2:] == ["currency", "stated_currency"]  # the columns before stay put
+    focus = csv.DictReader(
+        io.StringIO(_read(db, "prices", "--provider", "scaleway", "--format", "focus"))
+    )
+    assert {(r["PricingCurrency"], r["x_StatedCurrency"]) for r in focus} == {("USD", "EUR")}
+    _read(db, "export", "--out", str(tmp_path))  # the stored prices, in their own currency
+    exported = csv.DictReader(io.StringIO((tmp_path / "sku_prices.csv").read_text()))
+    said = {
+        r["ServiceProviderName"]: (r["PricingCurrency"], r["x_StatedCurrency"]) for r in exported
+    }
+    assert (said["scaleway"], said["aws"]) == (("EUR", "EUR"), ("USD", "USD"))

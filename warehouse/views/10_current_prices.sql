@@ -29,7 +29,8 @@ SELECT
     sku, source_url, valid_from, last_seen_at, payload_ref,
     CASE WHEN s.source IS NULL THEN vcpus ELSE p_vcpus END AS vcpus,
     CASE WHEN s.source IS NULL THEN ram_gb ELSE p_ram_gb END AS ram_gb,
-    CASE WHEN s.source IS NULL THEN disk_gb ELSE p_disk_gb END AS disk_gb
+    CASE WHEN s.source IS NULL THEN disk_gb ELSE p_disk_gb END AS disk_gb,
+    stated_currency
 FROM open_rows o
 LEFT JOIN silent s USING (source)
 LEFT JOIN published p ON s.source IS NOT NULL

@@ -14,7 +14,7 @@ SELECT
     per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour,
     price_per_hour,
     upfront,
-    source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb
+    source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb, stated_currency
 FROM cur
 WHERE chip_count > 0
 UNION ALL
@@ -24,6 +24,6 @@ SELECT
     per_chip_hour(price_per_hour, chip_count),
     price_per_hour,
     upfront,
-    source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb
+    source, sku, valid_from, last_seen_at, payload_ref, vcpus, ram_gb, disk_gb, stated_currency
 FROM cheapest
 WHERE chip_count > 0;

@@ -9,7 +9,7 @@ SELECT
     provider, source, region, zone AS cheapest_zone, zones, instance_type, chip, chip_count,
     pricing_model, term, payment, plan, price_per_hour, max_zone_price_per_hour,
     upfront, currency, sku, source_url, valid_from, last_seen_at, payload_ref,
-    vcpus, ram_gb, disk_gb
+    vcpus, ram_gb, disk_gb, stated_currency
 FROM (
     SELECT
         unnest(arg_min(c, (c.price_per_hour, c.zone))),

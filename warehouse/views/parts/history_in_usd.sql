@@ -19,7 +19,7 @@ SELECT h.* REPLACE (
         AS price_per_hour,
     CASE WHEN h.currency = 'EUR' THEN h.upfront * r.usd ELSE h.upfront END AS upfront,
     'USD' AS currency
-)
+), h.currency AS stated_currency  -- the currency its provider states it in
 FROM {{history}} h
 LEFT JOIN usd_per_eur r ON {{rated_on_its_day}}
 WHERE h.currency = 'USD' OR r.usd IS NOT NULL
