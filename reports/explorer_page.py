@@ -8,7 +8,8 @@ from importlib import resources
 
 from chipcost.core.commands import RATES
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
-from chipcost.reports.labels import plural
+from chipcost.reports.fresh import marked
+from chipcost.reports.labels import plural, prose
 from chipcost.reports.text import SAMPLE_NOTE
 from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS
 
@@ -119,6 +120,18 @@ def _left_out(said: str) -> str:
     return f'<p class="meta" id="history-left-out"><b>Not in these charts</b>: {escape(said)}.</p>'
 
 
+def _freshness(lines: list[str]) -> str:
+    """The sources whose latest attempt failed, dated ahead of the clock or stale, a line each
+    under the page's first (chipcost.reports.fresh): '' where none is."""
+    if not lines:
+        return ""
+    said = "".join(
+        f"<li><b>{escape(head)}</b>{prose(rest)}</li>"
+        for head, rest in (marked(line) for line in lines)
+    )
+    return f'<ul class="meta" id="freshness">{said}</ul>'
+
+
 def page_html(data: dict, figures: str, versus: str) -> str:
     """The page, without the data: offers.js beside it holds that."""
     offers = data["offers"]
@@ -130,12 +143,13 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         f'<p class="meta"><b>Your prices</b>: {escape(line)}.</p>'
         for line in data.get("yours") or []
     )
+    said = data.get("freshness") or [f"prices as of {data['as_of']}"]
     if data["count"]:
         held = (
             f"{plural(data['count'], 'current offer')} of "
             f"{plural(chips, 'chip')} from "
             f"{plural(providers, 'provider')}, "
-            f"prices as of {escape(data['as_of'])}"
+            f"{prose(said[0])}"
         )
     else:  # as the command line says it: the way to fill the page
         held = "The warehouse has no current prices yet: run <code>chipcost collect</code>"
@@ -148,6 +162,7 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         f"{escape(data['generator'])}. Per chip-hour is the instance price divided by its chips "
         "(commitments: upfront fees spread over the term); a month is "
         f"{data['per_hours']['month']:,} hours.</p>"
+        f"{_freshness(said[1:])}"
         f'<p class="meta" id="money">Prices in {escape(currency)}.</p>'
         f"{_contents(bool(versus))}{yours}{banner}{_filters(currency)}{_toolbar()}"
         '<div class="scroll"><table id="offers"><thead><tr></tr></thead>'

@@ -14,7 +14,7 @@ import polars as pl
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
-from chipcost.core.settings import Warehouse
+from chipcost.core.settings import DEFAULT_STALE_DAYS, Warehouse, environment
 from chipcost.core.version import __version__
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
 from chipcost.reads.price_notes import left_out_words, unconverted_words
@@ -23,9 +23,11 @@ from chipcost.reports.answers import PAIRING, break_even_words, cost_where, disc
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
+from chipcost.reports.fresh import freshness_data
 from chipcost.reports.labels import MODEL_LABELS, model_label, offer_label, prose
 from chipcost.reports.level_charts import level_chart
 from chipcost.reports.period import MAX_WEEKS, ReportError, ReportUsageError
+from chipcost.warehouse.freshness import freshness
 from chipcost.warehouse.fx import newest_per_usd, unrated, unrated_of, unrated_offers
 from chipcost.warehouse.history import daily_cheapest, daily_unrated
 from chipcost.warehouse.offers import chosen_throughput, current_offers
@@ -69,7 +71,11 @@ class Site:
 
 
 def _read(
-    db_path: Path | Warehouse, weeks: int, currency: str | None = None, list_prices: bool = False
+    db_path: Path | Warehouse,
+    weeks: int,
+    currency: str | None = None,
+    list_prices: bool = False,
+    stale_days: int = DEFAULT_STALE_DAYS,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict]:
     con = open_reader(db_path)
     try:
@@ -77,9 +83,12 @@ def _read(
         offers = current_offers(con, mine.converting).with_columns(offer_label=offer_label())
         offers = mine.frame(offers)
         throughput = chosen_throughput(con)
+        # the prices dated by each source's last successful run, as every read dates them
+        fresh = freshness(con, None, stale_days=stale_days)
         row = con.execute("SELECT max(observed_at), bool_or(sample) FROM runs").fetchall()[0]
         newest, sample = row
-        until = newest.date() if newest else datetime.now(UTC).date()
+        today = datetime.now(UTC).date()
+        until = min(newest.date(), today) if newest else today  # never a day to come
         since = until - timedelta(days=7 * weeks - 1)
         history = daily_cheapest(con, since=since, until=until)
         # the prices those days' charts leave out for want of a rate, each run of days named
@@ -90,7 +99,7 @@ def _read(
         unconverted = unrated_offers(con) if unrated(con).count else []
     finally:
         con.close()
-    meta = {"as_of": f"{newest:%Y-%m-%d %H:%M} UTC" if newest else "", "sample": bool(sample)}
+    meta = {**freshness_data(fresh), "sample": bool(sample)}
     meta["head_to_head"] = answers
     meta["speed_curve"] = curve
     # What the prices are: the currency, and the lines saying which discounts and rates applied.
@@ -124,7 +133,6 @@ def _offered(rates: dict[str, tuple[date, float]], currency: str) -> dict[str, d
 def _answers(con, mine: YourPrices) -> list[dict]:
     """The article pairs answered as `chipcost compare` does (chipcost.reads.compare), on your
     discounts as compare takes them, as the weekly report shows them."""
-    from chipcost.core.settings import DEFAULT_STALE_DAYS
     from chipcost.reads.articles import article_answers
     from chipcost.reports.data import answer_prices, section
 
@@ -230,12 +238,17 @@ def write_site(
     *,
     currency: str | None = None,
     list_prices: bool = False,
+    stale_days: int | None = None,
 ) -> Site:
     """index.html, offers.js (its data), offers.json and offers.csv in out_dir; with your discounts
-    ($CHIPCOST_DISCOUNTS unless list_prices) and currency applied to the offers."""
+    ($CHIPCOST_DISCOUNTS unless list_prices) and currency applied to the offers; a source
+    stale after `stale_days` without a success ($CHIPCOST_STALE_DAYS by default), as the reads
+    judge it."""
     if not 1 <= weeks <= MAX_WEEKS:
         raise ReportUsageError(f"weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
-    offers, throughput, history, meta = _read(db_path, weeks, currency, list_prices)
+    if stale_days is None:
+        stale_days = environment().stale_days
+    offers, throughput, history, meta = _read(db_path, weeks, currency, list_prices, stale_days)
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ReportError(f"{out_dir} is a file: give a directory for the price explorer")
