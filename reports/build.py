@@ -20,9 +20,10 @@ from chipcost.core.outputs import written_whole
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.scratch import scratch
 from chipcost.core.settings import Warehouse
-from chipcost.core.vocabulary import OFFER_KEY
+from chipcost.core.vocabulary import HISTORY_KEY, OFFER_KEY
 from chipcost.reports import page, text
 from chipcost.reports.data import ReportData, gather, printable_text, report_name
+from chipcost.reports.labels import jump_mark
 from chipcost.reports.mail import (
     DRY_RUN_SENDER,
     EmailError,
@@ -53,7 +54,15 @@ CSV_COLUMNS = (
     "payload_ref",
     "estimate",  # what a price no public page gives rests on; empty for a published price
     "sample",  # true for the bundled sample's prices
+    # Last, so that the columns before them keep their places:
+    "currency",  # the prices' currency: the market's list prices, in US dollars
+    # a change of an offer whose price went out and came back in the period ('×8.0 and back',
+    # as the page marks it: a data glitch, most likely); empty for any other
+    "glitch",
 )
+# The changes' prices: price_changes states every event in US dollars (at the ECB rate of its
+# day for a price stated in euros), whatever currency the report shows your prices in.
+CSV_CURRENCY = "USD"
 # Rows of the changes CSV made at a time: what the report holds of it, whatever the period.
 CSV_BATCH = 10_000
 
@@ -119,7 +128,7 @@ def write_report(
         csv_path = out_dir / page.csv_name(data)
         with written_whole([html_path, csv_path]) as (html_file, csv_file):
             step(f"writing {csv_path.name}")
-            write_changes_csv(con, period, csv_file)
+            write_changes_csv(con, period, csv_file, glitches=glitch_marks(data.glitches))
             con.close()  # the warehouse is free while the page is laid out
             step(f"laying out the page and writing {html_path.name}")
             html_file.write_text(page.report_html(data, subject), encoding="utf-8")
@@ -154,11 +163,16 @@ def _prepare(out_dir: Path) -> Path:
 
 
 def write_changes_csv(
-    con: duckdb.DuckDBPyConnection, period: Period, path: Path, batch: int = CSV_BATCH
+    con: duckdb.DuckDBPyConnection,
+    period: Period,
+    path: Path,
+    batch: int = CSV_BATCH,
+    glitches: pl.DataFrame | None = None,
 ) -> None:
     """The CSV of every event of the period at `path`: DuckDB writes the events to a Parquet
     file beside it, read back and written out `batch` rows at a time, each as changes_csv
-    makes it; the report never holds every event (docs/performance.md)."""
+    makes it (`glitches` as it takes them); the report never holds every event
+    (docs/performance.md)."""
     with scratch(".chipcost-changes", path.parent) as folder:
         events = folder / "events.parquet"
         # every event sorted and written out: in bounded memory (reader.CUT_MEMORY)
@@ -174,15 +188,38 @@ def write_changes_csv(
             raise OSError(code, os.strerror(code) if full else str(exc), str(path)) from None
         read = pl.scan_parquet(events)
         with path.open("w", encoding="utf-8", newline="") as out:
-            out.write(changes_csv(read.head(0).collect()).write_csv())  # the header, even alone
+            header = changes_csv(read.head(0).collect(), glitches)
+            out.write(header.write_csv())  # the header, even alone
             for rows in read.collect_batches(chunk_size=batch):
-                out.write(changes_csv(printable_text(rows)).write_csv(include_header=False))
+                made = changes_csv(printable_text(rows), glitches)
+                out.write(made.write_csv(include_header=False))
 
 
-def changes_csv(events: pl.DataFrame) -> pl.DataFrame:
-    """Events of the period, timestamps in ISO UTC, text safe to open in a spreadsheet."""
-    frame = events.select(CSV_COLUMNS).with_columns(
-        pl.col("changed_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+def glitch_marks(glitches: pl.DataFrame) -> pl.DataFrame | None:
+    """Per offer that went out and came back in the period (ReportData.glitches), its mark as
+    the page gives it: '×8.0 and back'; None where none did."""
+    if glitches.is_empty():
+        return None
+    rows = glitches.select("jump_factor", "jump_up", "change_pct").iter_rows(named=True)
+    marks = [jump_mark(r["jump_factor"], r["jump_up"], r["change_pct"]) for r in rows]
+    return glitches.select(HISTORY_KEY).with_columns(glitch=pl.Series(marks, dtype=pl.String))
+
+
+def changes_csv(events: pl.DataFrame, glitches: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Events of the period, timestamps in ISO UTC, text safe to open in a spreadsheet; each
+    change of an offer of `glitches` (glitch_marks) marked with its glitch."""
+    marks = pl.DataFrame(
+        schema={**{c: pl.String for c in HISTORY_KEY}, "glitch": pl.String}
+    ) if glitches is None else glitches  # fmt: skip
+    changed = pl.col("change") == "changed"
+    frame = (
+        events.join(marks, on=HISTORY_KEY, how="left", nulls_equal=True, maintain_order="left")
+        .with_columns(
+            currency=pl.lit(CSV_CURRENCY),
+            glitch=pl.when(changed).then(pl.col("glitch")),
+        )
+        .select(CSV_COLUMNS)
+        .with_columns(pl.col("changed_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ"))
     )
     return spreadsheet_safe(frame)
 

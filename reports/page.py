@@ -163,13 +163,19 @@ def report_html(data: ReportData, title: str) -> str:
     """The full report: every section, sparklines, for a browser."""
     parts = sections.full_report(data)
     nav = " ".join(f'<a href="#{s.key}">{escape(s.title)}</a>' for s in parts)
+    yours = (
+        f" (Cheapest now and Cost per token in {escape(data.currency)})"
+        if data.currency != "USD"
+        else ""
+    )
     body = (
         f'<main class="report">{_intro(data)}<nav>{nav}</nav>'
         + "".join(_section(s) for s in parts)
-        + "<footer>USD. Per chip-hour prices are instance prices divided by the chips in the "
-        f'instance. Every change of the period is in <a href="{escape(csv_name(data))}">the CSV '
-        "next to this file</a>; every offer, filterable, in the price explorer "
-        "(<code>chipcost site DIR</code>).</footer></main>"
+        + f"<footer>USD{yours}. Per chip-hour prices are instance prices divided by the chips "
+        "in the instance. Every change of the period is in "
+        f'<a href="{escape(csv_name(data))}">the CSV next to this file</a> (list prices in US '
+        "dollars, as the moves; a move out and back marked in its glitch column); every offer, "
+        "filterable, in the price explorer (<code>chipcost site DIR</code>).</footer></main>"
     )
     return compact_sparklines(shared_styles(_document(title, body)))
 

@@ -4,10 +4,14 @@ week, the same as the events read whole."""
 
 from __future__ import annotations
 
+import csv
+import io
+
 import polars as pl
 
-from chipcost.reports.build import changes_csv, write_changes_csv
+from chipcost.reports.build import changes_csv, glitch_marks, write_changes_csv, write_report
 from chipcost.reports.data import printable_text
+from chipcost.reports.period import ReportOptions
 from chipcost.warehouse.changes import EventCounts, change_events
 from chipcost.warehouse.reader import open_reader
 
@@ -23,13 +27,14 @@ def _whole(made) -> pl.DataFrame:
 
 def test_the_csv_is_byte_for_byte_the_events_written_at_once(sample_report, tmp_path):
     made, _ = sample_report
-    at_once = changes_csv(printable_text(_whole(made))).write_csv().encode()
+    glitches = glitch_marks(made.data.glitches)
+    at_once = changes_csv(printable_text(_whole(made)), glitches).write_csv().encode()
     assert made.csv_path.read_bytes() == at_once
     # in batches of 50 rows: more than ten of them, each after the first without its header
     batched = tmp_path / "changes.csv"
     con = open_reader(made.db_path)
     try:
-        write_changes_csv(con, made.data.period, batched, batch=50)
+        write_changes_csv(con, made.data.period, batched, batch=50, glitches=glitches)
     finally:
         con.close()
     assert at_once.count(b"\n") - 1 == made.data.events.events > 500
@@ -55,3 +60,22 @@ def test_the_report_holds_the_counts_and_the_first_rows_it_shows(sample_report):
     assert new.height > shown  # the sample week has more new offers than the report shows
     assert data.new_shown.select(whole.columns).equals(printable_text(new.head(shown)))
     assert data.withdrawn_shown.select(whole.columns).equals(printable_text(withdrawn.head(shown)))
+
+
+def test_a_glitch_is_marked_and_the_money_says_its_currency(sample_report, tmp_path):
+    """The sample week's H100-SXM at spheron went x8 and back (the page marks it '×8.0 and
+    back', after the real moves): both its changes are marked so in the CSV, no other row is;
+    every row says its prices are US dollars, with `--currency EUR` too (the page's cheapest
+    prices are then in euros, the changes never)."""
+    made, _ = sample_report
+    rows = list(csv.DictReader(io.StringIO(made.csv_path.read_text(encoding="utf-8"))))
+    marked = [r for r in rows if r["glitch"]]
+    assert [(r["provider"], r["chip"], r["change_pct"], r["glitch"]) for r in marked] == [
+        ("spheron", "H100-SXM", "700.0", "×8.0 and back"),
+        ("spheron", "H100-SXM", "-87.5", "×8.0 and back"),
+    ]
+    assert {r["currency"] for r in rows} == {"USD"}
+    euros = write_report(made.db_path, tmp_path, options=ReportOptions(currency="EUR"))
+    assert euros.data.currency == "EUR" and "€" in euros.html_path.read_text(encoding="utf-8")
+    again = list(csv.DictReader(io.StringIO(euros.csv_path.read_text(encoding="utf-8"))))
+    assert again == rows  # the same dollars, said as dollars
