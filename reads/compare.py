@@ -55,7 +55,7 @@ _COLUMN_TYPES = {
     **dict.fromkeys(
         ("change_pct", "best_case_change_pct", "worst_case_change_pct", "derived_estimate",
          "derived_estimate_low", "derived_estimate_high", "break_even_tokens_per_second_per_chip",
-         "break_even_share_of_baseline_pct"), "Float64",
+         "break_even_share_pct"), "Float64",
     ),
     "same_provider": "Boolean",
     **{
@@ -105,7 +105,7 @@ class CompareResult:
                     "break_even_for": (self.chip_a, self.chip_b)[line.verdict.needs == "b"],
                     "break_even_tokens_per_second_per_chip": line.verdict.break_even,
                     "break_even_at_least": line.verdict.break_even_least,
-                    "break_even_share_of_baseline_pct": _percent(line.verdict.share),
+                    "break_even_share_pct": _percent(line.verdict.share),
                     **estimate_fields(line.verdict),
                     "best_case_change_pct": _percent(line.best),
                     "worst_case_change_pct": _percent(line.worst),

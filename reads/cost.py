@@ -62,7 +62,8 @@ if TYPE_CHECKING:  # a frame only for csv, json and the Python API
 CHANGES = {
     "cost_change_vs_baseline": "change_vs_baseline_pct",
     "vs_baseline_at_point": "change_vs_baseline_at_point_pct",
-    # Not a change but a share (of the baseline's figure), in percent too: one convention.
+    # Not a change but a share (of the figure of the chip that must reach the break-even), in
+    # percent too: one convention.
     "break_even_share": "break_even_share_pct",
 }
 
@@ -120,8 +121,10 @@ def _baseline(
             f"provider, pricing model and term (its cheapest offer there that holds the model); "
             f"where the row's provider does not offer {ask.baseline} on it, against "
             f"{ask.baseline}'s cheapest elsewhere, marked *; blank where it has none; "
-            f"break-even tok/s: what the row's chip must do per chip to cost as little per token "
-            f"(share: of {ask.baseline}'s figure)"
+            f"break-even tok/s: what the row's chip must do per chip to cost as little per "
+            f"token, or {ask.baseline} where the cell names it (the row's chip measured where "
+            f"{ask.baseline} is not); share: of that chip's own figure there (its derived "
+            f"estimate where it is not measured)"
         ]
     filtered = any(ask.filters.values()) or ask.max_interruption is not None
     message = (

@@ -393,7 +393,9 @@ class Verdict:
 
     word: str  # cheaper, dearer, as cheap (both measured at one point), or cannot say
     break_even: float  # tokens/s per chip `needs` must reach
-    share: float  # break_even / the figure it is set against
+    # break_even / the figure of the chip that must reach it: its own at the point (measured
+    # there, else its derived estimate there, else its figure at the asked speed)
+    share: float
     change: float | None = None  # A's cost per token / B's - 1 where a verdict is drawn
     point: str = ""  # the point both are measured at, or the anchor's
     needs: str = "a"  # whose break-even: 'a', or 'b' where only A is measured
@@ -561,11 +563,11 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
     )
     if not decided:
         return Verdict(
-            "cannot say", break_even, break_even / tb, point=point, a_figure=fa, b_figure=fb,
+            "cannot say", break_even, break_even / ta, point=point, a_figure=fa, b_figure=fb,
             a_spread=spread_a, b_spread=spread_b, bound=bound, bound_change=change,
         )  # fmt: skip
     return Verdict(
-        word, break_even, break_even / tb, change=change, point=point,
+        word, break_even, break_even / ta, change=change, point=point,
         best=best, worst=worst, a_figure=fa, b_figure=fb,
         a_spread=spread_a, b_spread=spread_b, bound=bound,
     )  # fmt: skip

@@ -170,12 +170,16 @@ def judge(a: CostRow, b: CostRow, evidence: Evidence) -> Verdict:
         t_fixed = fixed.tokens_per_second_per_chip
         # the unmeasured side must reach: its price x the measured side's figure / that price
         needed = pa * t_fixed / pb if anchor == "b" else pb * t_fixed / pa
+        # of its own figure there: its derived estimate at the measured side's point, else
+        # its figure at the asked speed
+        own = found.value if found and found.value > 0 else None
+        own = own or (a if anchor == "b" else b)["tokens_per_second_per_chip"]
         # A derived figure never draws a verdict word: where its whole band lies on one side
         # of the break-even, the sentence says so, as context for the measurement to make.
         # The measured figure is the one the break-even rests on; where it is a lower bound
         # (a curve's point faster than asked), the break-even is one too.
         return Verdict(
-            "cannot say", needed, needed / t_fixed, point=point_of(fixed).words(),
+            "cannot say", needed, needed / own, point=point_of(fixed).words(),
             needs="a" if anchor == "b" else "b", anchor=anchor, estimate=found, differ=differ,
             workload=workload, bound=anchor if fixed.lower_bound else "",
             a_figure=fixed if anchor == "a" else None, b_figure=fixed if anchor == "b" else None,
@@ -184,7 +188,8 @@ def judge(a: CostRow, b: CostRow, evidence: Evidence) -> Verdict:
     needed = pa * tb / pb
     theirs_derived = [r for r in evidence.readings() if r.throughput_id == b.get("throughput_id")]
     point = point_of(theirs_derived[0]).words() if theirs_derived else ""
-    return Verdict("cannot say", needed, needed / tb, differ=differ, point=point, workload=workload)
+    share = needed / a["tokens_per_second_per_chip"]  # of A's own figure, derived as B's
+    return Verdict("cannot say", needed, share, differ=differ, point=point, workload=workload)
 
 
 def _anchor(mine: list[Reading], theirs: list[Reading], chip_a: str, chip_b: str) -> str:
@@ -228,7 +233,8 @@ def with_verdicts(
     rows: list[CostRow], offers: list[CostRow], baseline: str, evidence: Evidence
 ) -> list[CostRow]:
     """The ranking's rows given, against the baseline offer their cost change was taken on,
-    break_even_tokens_per_second_per_chip, its share of the baseline's figure, the verdict and
+    break_even_tokens_per_second_per_chip, its share of the figure of the chip that must reach it
+    (break_even_for: its own there, Verdict.share), the verdict and
     each derived figure's range (throughput_range_low/high). Rows are completed in place."""
     base: dict[tuple[str, str, str | None, float | None], CostRow] = {
         (r["pricing_model"], r["term"], r["provider"], r["usd_per_million_tokens"]): r

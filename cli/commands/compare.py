@@ -154,7 +154,7 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
         "a_cpm": cpm["a"],
         "b_cpm": cpm["b"],
         "needs": f"{who}{judged.break_even_words()}",
-        "share": f"{judged.share:.0%}",
+        "share": f"{judged.share:,.0%}",
         "verdict": _verdict(line),
         "a_offer": plain(f"{a['provider']} {a['region']} {a['instance_type']}"),
         "b_offer": plain(f"{b['provider']} {b['region']} {b['instance_type']}"),
@@ -313,6 +313,11 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
         "$/M: per million tokens, at the figures a verdict rests on",
         f"must do: the tok/s per chip {needs} must reach to cost as little per token",
     ]
+    if wide:
+        marks.append(
+            "share: the must do in percent of that chip's own figure there (its derived "
+            "estimate where it is not measured)"
+        )
     bare = {str(r["pricing_model"]) for r in offers if r.get("term") == "none"}
     marks += [no_term_rest(model) for model in sorted(bare & NO_TERM_WORDS.keys())]
     marks += leaning_notes(

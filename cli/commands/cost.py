@@ -101,7 +101,7 @@ def _needs(row: CostRow) -> str:
     if needed is None or share is None:
         return ""
     who = row.get("break_even_for")
-    said = f"{'≥' if row.get('break_even_at_least') else ''}{needed:,.0f} ({share:.0%})"
+    said = f"{'≥' if row.get('break_even_at_least') else ''}{needed:,.0f} ({share:,.0%})"
     return f"{who} {said}" if who and who != row.get("chip") else said
 
 

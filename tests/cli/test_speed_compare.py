@@ -262,9 +262,13 @@ def test_the_articles_pairs_answer_at_every_speed(db, chip, speed):
             assert row["verdict_point"] and row["break_even_for"] == chip
             continue
         assert -90 < row["change_pct"] < 1000  # never a five-digit (or four-digit) percentage
-        b_tps = row["b_tokens_per_second_per_chip_at_point"] or row["b_tokens_per_second_per_chip"]
-        share = row["break_even_tokens_per_second_per_chip"] / b_tps
-        assert row["break_even_share_of_baseline_pct"] == pytest.approx(100 * share)
+        # A must reach it: its share of A's figure at the point, A's cost over B's there
+        share = (
+            row["break_even_tokens_per_second_per_chip"]
+            / row["a_tokens_per_second_per_chip_at_point"]
+        )
+        assert row["break_even_share_pct"] == pytest.approx(100 * share)
+        assert row["break_even_share_pct"] == pytest.approx(100 + row["change_pct"])
         if row["verdict"] in ("cheaper", "dearer", "as cheap"):  # both measured, one point
             assert "derived" not in (row["a_throughput_kind"], row["b_throughput_kind"])
     if chip == "Trainium2":  # one publication, batch 1: never a verdict word from it
@@ -594,3 +598,34 @@ def test_the_must_do_note_names_the_chip_whose_break_even_it_is(db, first, secon
     assert {line["break_even_for"] for line in answer} == {"Trainium2"}
     text = " ".join(table.stdout.split())
     assert "must do: the tok/s per chip Trainium2 must reach" in text
+
+
+def test_the_break_evens_share_is_of_the_figure_of_the_chip_that_must_reach_it(db):
+    """cost's "break-even tok/s (share)" and compare's break_even_share_pct: one meaning, the
+    break-even in percent of the own figure of the chip break_even_for names (its derived
+    estimate at the measured side's point where it is not measured), whichever chip is the
+    baseline or named first."""
+    asked = ("--model", "llama-3-70b", "--workload", "inference", "--format", "json",
+             "--db", str(db))  # fmt: skip
+    ranked = chipcost(
+        "cost", *asked, "--chip", "H100-SXM,Trainium2", "--baseline", "Trainium2",
+        "--provider", "aws",
+    )  # fmt: skip
+    assert ranked.returncode == 0, ranked.stderr
+    rows = json.loads(ranked.stdout)
+    trainium2 = next(r for r in rows if r["chip"] == "Trainium2")["tokens_per_second_per_chip"]
+    h100 = [r for r in rows if r["chip"] == "H100-SXM" and r["break_even_for"]]
+    assert h100
+    for row in h100:  # H100 measured, Trainium2 not: the baseline must reach it
+        assert row["break_even_for"] == "Trainium2"
+        needed = row["break_even_tokens_per_second_per_chip"]
+        assert row["break_even_share_pct"] == pytest.approx(100 * needed / trainium2, rel=1e-3)
+    for a, b in (("H100-SXM", "Trainium2"), ("Trainium2", "H100-SXM")):
+        compared = chipcost("compare", a, b, *asked)
+        assert compared.returncode == 0, compared.stderr
+        for line in json.loads(compared.stdout):
+            assert line["break_even_for"] == "Trainium2"
+            assert "break_even_share_of_baseline_pct" not in line
+            share = line["break_even_tokens_per_second_per_chip"] / line["derived_estimate"]
+            assert line["break_even_share_pct"] == pytest.approx(100 * share)
+            assert line["break_even_share_pct"] > 100 or line["pricing_model"] != "on_demand"
