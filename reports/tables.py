@@ -234,7 +234,7 @@ def cost_table(
 ) -> GT:
     """Per model and workload, one row: its `rows` cheapest chips per million tokens, each
     with where, how and the throughput figure's kind and source (`compact`, the e-mail's:
-    where and how only); chips whose offers hold the model come before those that do not.
+    without its tokens/s); chips whose offers hold the model come before those that do not.
     The page's and the e-mail's table."""
     group = pl.concat_str([pl.col("model"), pl.lit(", "), pl.col("workload")])
     ranked = (
@@ -269,15 +269,16 @@ def _cost_cell(cell: dict | None, currency: str = "USD", compact: bool = False) 
     cost = escape(cost_text(cell["usd_per_million_tokens"], currency))
     holds = "" if cell["holds"] == "yes" else f"<br>{escape(holds_words(cell['holds']))}"
     place = f"{escape(cell['where'])} · {escape(cell['instance_type'])}, {escape(cell['offer'])}"
+    source = lead_phrase(cell["throughput_source"] or "")
+    # the figure's kind, in the e-mail too: a derived figure is no measurement
+    said = f"{escape(cell['throughput_kind'] or '')}: {escape(source)}"
     if compact:
         return (
             f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}</span> "
-            f"per million tokens<br><span style='{SMALL}'>{place}{holds}</span>"
+            f"per million tokens<br><span style='{SMALL}'>{place}{holds}<br>{said}</span>"
         )
     speed = cell["tokens_per_second_per_chip"]
     figure = f"{speed:,.0f} tok/s per chip, " if speed is not None else ""
-    source = lead_phrase(cell["throughput_source"] or "")
-    said = f"{escape(cell['throughput_kind'] or '')}: {escape(source)}"
     return (  # '/M': per million tokens, as the answers write a cost (the heading has no unit)
         f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}/M</span>"
         f"<span style='{SMALL}'>{holds}<br>{place}<br>{figure}{said}</span>"

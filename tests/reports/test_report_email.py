@@ -331,3 +331,26 @@ def test_sections_left_out_for_size_are_named(made, monkeypatch):
     lean = page.email_html(made.data, "t")
     assert "Cheapest now</h2>" not in lean
     assert "Left out to keep this e-mail under" in lean and ": Cheapest now. The attached" in lean
+
+
+def test_each_cost_per_token_row_of_the_mail_names_its_figures_kind(sample_report):
+    """The e-mail's cost per token names each row's throughput figure's kind and source, as the
+    page does ('derived: chipcost derivation'): a derived figure is no measurement."""
+    from html import unescape
+
+    from chipcost.reports.tables import lead_phrase
+
+    made, eml = sample_report
+    body = parsed(eml.read_bytes()).get_body(("html",)).get_content()
+    start = body.index(">Cost per token<")
+    section = unescape(re.sub(r"<[^>]+>", " ", body[start : body.index("</table>", start)]))
+    cells = section.split(" per million tokens")[1:]
+    costs = made.data.cost_per_token
+    assert len(cells) == costs.select("model", "workload").n_unique() > 5
+    said = {
+        f"{kind}: {lead_phrase(source)}"
+        for kind, source in costs.select("throughput_kind", "throughput_source").iter_rows()
+    }
+    for cell in cells:
+        assert any(s in " ".join(cell.split()) for s in said), cell
+    assert "derived: chipcost derivation" in " ".join(section.split())
