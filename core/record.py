@@ -4,7 +4,7 @@ checked where a record is made), and a parser's result."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
 from operator import attrgetter
 from typing import Any
@@ -81,11 +81,29 @@ class Reject:
     row: Any
     sku: str = ""
     payload_ref: str = ""
+    # The offer the row is a price of, as far as the parser can tell: the fields of its key
+    # (OFFER_KEY) it knows, a field it cannot tell left out. An open offer agreeing on each
+    # was seen, so it is not withdrawn while its row is refused (nor one of the row's sku).
+    # Empty where the row names no offer, or says its offer is not sold ("N/A", "Contact us").
+    offer: dict[str, str] = field(default_factory=dict)
 
     def row_json(self) -> str:
         if isinstance(self.row, str):
             return self.row
         return json.dumps(self.row, default=str, sort_keys=True)
+
+    @classmethod
+    def of_record(cls, record: PriceRecord, reason: str, row: Any) -> Reject:
+        """A reject of a record made and then refused: its whole offer key is known."""
+        offer = dict(zip(OFFER_KEY, record.offer_key(), strict=True))
+        return cls(record.source, reason, row, record.sku, record.payload_ref, offer)
+
+
+# What a record's key fields are when a parser gives none: an offer a reject names is
+# completed with them (extract/_kit.py Origin.reject), as a record of it would be.
+OFFER_DEFAULTS = {
+    f.name: f.default for f in fields(PriceRecord) if f.name in OFFER_KEY and f.default != MISSING
+}
 
 
 @dataclass

@@ -23,11 +23,9 @@ class SourceResult:
     records: list[PriceRecord] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     # Offer keys the parser saw this run, valid or not: an offer whose row was rejected
-    # is not withdrawn.
+    # is not withdrawn. A row the parser refused keeps open the offer its reject names (its
+    # sku, its offer's key fields: Reject.offer), read from `rejects` as the history loads.
     seen_keys: set[tuple[str, ...]] = field(default_factory=set)
-    # The provider's ids (sku) of rows the parser refused: their open offers were seen too, so
-    # they are not withdrawn either.
-    refused_skus: set[str] = field(default_factory=set)
     payloads: int = 0
     seconds: float = 0.0
     observed_at: datetime | None = None

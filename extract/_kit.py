@@ -17,7 +17,8 @@ from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, read_at_memory
 from chipcost.core.commands import REPLAY, REPLAY_DIR
 from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.core.record import OFFER_DEFAULTS, ParseResult, PriceRecord, Reject
+from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.extract._bounds import count_offer
 
 T = TypeVar("T")
@@ -66,7 +67,7 @@ def parse_price(text: str | float | int | None) -> float | None:
     if isinstance(text, int | float) and not isinstance(text, bool):
         return _positive(float(text), str(text))
     cleaned = " ".join(str(text).split())
-    if cleaned.lower().rstrip(".") in NOT_A_PRICE or set(cleaned) <= DASHES:
+    if says_no_price(cleaned):
         return None
     if _NEGATIVE.match(cleaned):
         raise PriceError(f"price {str(text)!r} is negative")
@@ -75,6 +76,13 @@ def parse_price(text: str | float | int | None) -> float | None:
     if len(numbers) != 1 or rest:
         raise PriceError(f"price {str(text)!r} is not one USD amount")
     return _positive(_decimal(numbers[0], str(text)), str(text))
+
+
+def says_no_price(text: object) -> bool:
+    """A cell that says "no price here" on purpose ("Contact sales", "—", "N/A", empty): the
+    provider's word that it lists no price, not a price chipcost cannot read."""
+    cleaned = " ".join(str(text).split())
+    return cleaned.lower().rstrip(".") in NOT_A_PRICE or set(cleaned) <= DASHES
 
 
 def _decimal(number: str, original: str) -> float:
@@ -193,8 +201,17 @@ class Origin:
             **offer,
         )
 
-    def reject(self, reason: str, row: Any, sku: str = "") -> Reject:
-        return Reject(self.source, reason, row, sku, self.payload_ref)
+    def reject(
+        self, reason: str, row: Any, sku: str = "", *, offer: dict[str, str | None] | None = None
+    ) -> Reject:
+        """A refused row; `offer`, the key fields of the offer it is a price of that the parser
+        knows (region, instance_type, pricing_model, ...), keeps that offer open: the rest
+        are the record's defaults, and a field given as None, one it cannot tell, matches any."""
+        if offer is None:
+            return Reject(self.source, reason, row, sku, self.payload_ref)
+        known = {**OFFER_DEFAULTS, "provider": self.provider, **offer}
+        key = {name: value for name in OFFER_KEY if (value := known.get(name)) is not None}
+        return Reject(self.source, reason, row, sku, self.payload_ref, key)
 
     def offer(self, **shared: Any) -> Offer:
         """What this origin's records of one rented thing share (instance type, chip, region,

@@ -123,8 +123,10 @@ class Page:
     def offer(self, **shared: Any) -> Offer:
         return self.origin.offer(**shared)
 
-    def reject(self, reason: str, row: Any, sku: str = "") -> Reject:
-        return self.origin.reject(reason, row, sku)
+    def reject(
+        self, reason: str, row: Any, sku: str = "", *, offer: dict[str, str | None] | None = None
+    ) -> Reject:
+        return self.origin.reject(reason, row, sku, offer=offer)
 
     def note(self, text: str) -> None:
         self.notes.append(text)
@@ -304,7 +306,7 @@ def _refused(record: PriceRecord, reason: str) -> Reject:
     row = {name: getattr(record, name) for name in ("instance_type", "region", "zone")}
     row |= {"price_per_hour": record.price_per_hour, "currency": record.currency}
     row |= {"upfront": record.upfront, "extra": record.extra}
-    return Reject(record.source, reason, row, record.sku, record.payload_ref)
+    return Reject.of_record(record, reason, row)
 
 
 @dataclass(frozen=True)

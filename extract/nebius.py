@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import host_spec, price_of, require_columns
+from chipcost.extract._kit import host_spec, price_of, require_columns, says_no_price
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
 
 SOURCE_NAME = "nebius"
@@ -153,12 +153,16 @@ def offers(row: Line, page: Page) -> list[Item]:
 def _cell_offer(
     name: str, chip: str, col: Column, cells: list[str], shown: dict, page: Page, marks: dict
 ) -> Item:
+    # The offer a refused cell is a price of: kept open while its cell cannot be read (a term
+    # not told matches any), withdrawn when the cell says no price ("Contact us", "—").
+    offer = {"region": REGION, "instance_type": name, "pricing_model": col.model}
     if not col.term:
         why = f"{name}: column {col.header!r} names no commitment term chipcost knows"
-        return page.reject(why, shown)
+        return page.reject(why, shown, offer=offer | {"term": None})
     price, why = price_of(cells[col.index], f"{name} {col.header}")
     if price is None:
-        return page.reject(why, shown)
+        listed = not says_no_price(cells[col.index])
+        return page.reject(why, shown, offer=(offer | {"term": col.term}) if listed else None)
     return page.record(
         region=REGION,
         instance_type=name,

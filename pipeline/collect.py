@@ -258,7 +258,6 @@ def _validate(batch: list[_Parsed], settings: Settings) -> None:
         result.frame = valid.frame
         result.rejects = parsed.rejects + valid.rejects
         result.seen_keys = {r.offer_key() for r in parsed.records}
-        result.refused_skus = {r.sku for r in parsed.rejects if r.sku}
         result.notes = list(dict.fromkeys([*result.notes, *parsed.notes]))  # drift first
         result.facts = parsed.facts
         result.message = f"{len(result.records)} records, {len(result.rejects)} rejects"

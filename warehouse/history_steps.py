@@ -9,8 +9,8 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import ArrowStream
-from chipcost.core.runs import OK, RunResult
-from chipcost.core.vocabulary import HISTORY_KEY
+from chipcost.core.runs import OK, RunResult, SourceResult
+from chipcost.core.vocabulary import HISTORY_KEY, OFFER_KEY
 from chipcost.warehouse.bound import execute
 from chipcost.warehouse.db import scalar
 
@@ -18,6 +18,8 @@ from chipcost.warehouse.db import scalar
 PRICE_EPSILON = 1e-9
 
 _KEY_MATCH = " AND ".join(f"h.{c} = s.{c}" for c in HISTORY_KEY)
+# What a refused row names of the offer it keeps open (core/record.py Reject).
+REFUSED_KEY = ("sku", *OFFER_KEY)
 # A price is its amount and its currency: 2.80 EUR then 2.80 USD is a change (every read
 # converts each row at its own currency's rate), so the open row is closed and a new one opened.
 _SAME_PRICE = (
@@ -81,7 +83,8 @@ def _extend_unchanged(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
     """Offers a fully successful source no longer lists are closed as withdrawn; one whose
-    row was seen but refused (by the validator: its key; by the parser: its sku) is not."""
+    row was seen but refused (by the validator: its key; by the parser: the offer or the sku
+    its reject names) is not."""
     ok = [s for s in run.sources if s.status == OK and s.observed_at is not None]
     if not ok:
         return 0
@@ -93,16 +96,13 @@ def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
         {"source": [s.source for s in ok], "observed_at": [s.observed_at for s in ok]},
         schema={"source": pl.String, "observed_at": pl.Datetime("us", "UTC")},
     )
-    refused = [(s.source, sku) for s in ok for sku in s.refused_skus]
-    refused_frame = pl.DataFrame(
-        {"source": [r[0] for r in refused], "sku": [r[1] for r in refused]},
-        schema={"source": pl.String, "sku": pl.String},
-    )
     con.register("seen_keys", ArrowStream(seen))
     con.register("ok_sources", ArrowStream(sources))
-    con.register("refused_skus", ArrowStream(refused_frame))
+    con.register("refused_offers", ArrowStream(_refused_offers(ok)))
     try:
         key_match = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
+        # A field a reject does not name (NULL) matches any value of it.
+        refused_match = " AND ".join(f"(r.{c} IS NULL OR r.{c} = h.{c})" for c in REFUSED_KEY)
         return _count(
             con,
             f"""
@@ -111,14 +111,30 @@ def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
             WHERE h.valid_to IS NULL AND h.source = o.source AND h.last_seen_at < o.observed_at
               AND NOT EXISTS (SELECT 1 FROM seen_keys k WHERE {key_match})
               AND NOT EXISTS (
-                  SELECT 1 FROM refused_skus r WHERE r.source = h.source AND r.sku = h.sku
+                  SELECT 1 FROM refused_offers r WHERE r.source = h.source AND {refused_match}
               )
             """,
         )
     finally:
         con.unregister("seen_keys")
         con.unregister("ok_sources")
-        con.unregister("refused_skus")
+        con.unregister("refused_offers")
+
+
+def _refused_offers(sources: list[SourceResult]) -> pl.DataFrame:
+    """Per refused row of each source, what its reject names: its sku and the fields of its
+    offer's key it knows, None for the others. A reject naming nothing keeps nothing open."""
+    rows = {
+        (s.source, r.sku or None, *(r.offer.get(name) for name in OFFER_KEY))
+        for s in sources
+        for r in s.rejects
+        if r.sku or r.offer
+    }
+    names = ("source", *REFUSED_KEY)
+    columns = list(zip(*rows, strict=True)) if rows else [[] for _ in names]
+    return pl.DataFrame(
+        dict(zip(names, columns, strict=True)), schema=dict.fromkeys(names, pl.String())
+    )
 
 
 def _key_schema() -> dict[str, pl.DataType]:

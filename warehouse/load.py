@@ -312,8 +312,7 @@ def _unloaded(con: duckdb.DuckDBPyConnection, run: RunResult) -> bool:
             source.message = replay_conflict(
                 source.source, run.archive_run, first, f"{source.payloads} payload(s)"
             )
-        source.records, source.rejects, source.seen_keys = [], [], set()
-        source.refused_skus, source.frame = set(), None
+        source.records, source.rejects, source.seen_keys, source.frame = [], [], set(), None
     return any(s.status != ALREADY_LOADED for s in run.sources)
 
 

@@ -13,12 +13,14 @@ The sources to restate are in the temp table restated_sources.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 import duckdb
 
 from chipcost.core.commands import rebuilt
 from chipcost.core.errors import ChipcostError
+from chipcost.core.record import Reject
 from chipcost.core.runs import OK, RunResult, SourceResult
 from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse.bound import execute
@@ -215,7 +217,7 @@ def _load_again(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 def _sightings(con: duckdb.DuckDBPyConnection, run_id: str) -> RunResult:
     """What the withdrawal step needs of a stored run: its successful restated sources, the
-    keys each listed (observations) and the skus each refused (rejects)."""
+    keys each listed (observations) and the sku and offer each refused row named (rejects)."""
     rows = execute(
         con,
         "SELECT source, provider, observed_at FROM source_runs WHERE run_id = ? AND status = ? "
@@ -232,7 +234,8 @@ def _sightings(con: duckdb.DuckDBPyConnection, run_id: str) -> RunResult:
         ).fetchall()
         refused = execute(
             con,
-            "SELECT DISTINCT sku FROM rejects WHERE run_id = ? AND source = ? AND sku <> ''",
+            "SELECT DISTINCT sku, offer FROM rejects WHERE run_id = ? AND source = ? "
+            "AND (sku <> '' OR offer IS NOT NULL)",
             [run_id, source],
         ).fetchall()
         sources.append(
@@ -242,7 +245,10 @@ def _sightings(con: duckdb.DuckDBPyConnection, run_id: str) -> RunResult:
                 status=OK,
                 observed_at=observed_at,
                 seen_keys={tuple(key) for key in seen},
-                refused_skus={sku for (sku,) in refused},
+                rejects=[
+                    Reject(source, "", None, sku, offer=json.loads(offer) if offer else {})
+                    for sku, offer in refused
+                ],
             )
         )
     moment = datetime.min

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import duckdb
@@ -11,7 +12,9 @@ from chipcost.core.version import __version__
 from chipcost.warehouse.bound import execute
 from chipcost.warehouse.insert import insert_rows
 
-_REJECT_COLUMNS = ("run_id", "source", "observed_at", "reason", "sku", "payload_ref", "row_json")
+_REJECT_COLUMNS = (
+    "run_id", "source", "observed_at", "reason", "sku", "payload_ref", "row_json", "offer"
+)  # fmt: skip
 _SOURCE_RUN_COLUMNS = (
     "run_id, source, provider, status, message, records, rejects, payloads, seconds,"
     " observed_at, archive_run, payload_digest, notes"
@@ -28,6 +31,7 @@ def insert_rejects(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
             r.sku,
             r.payload_ref,
             r.row_json(),
+            json.dumps(r.offer, sort_keys=True) if r.offer else None,
         ]
         for s in run.sources
         for r in s.rejects

@@ -175,7 +175,8 @@ def _region(payload: Payload, entry: Mapping[str, Any], vers: str, unread: str) 
                 record = _spot_record(origin, region, instance_type, size, extra)
             except _Refused as exc:
                 reason = f"{instance_type} in {region or name}: {exc}"
-                result.rejects.append(origin.reject(reason, raw))
+                offer = None if isinstance(exc, _NotOffered) else _offer(region, instance_type)
+                result.rejects.append(origin.reject(reason, raw, offer=offer))
                 continue
             result.records.append(record)
     return result
@@ -183,6 +184,18 @@ def _region(payload: Payload, entry: Mapping[str, Any], vers: str, unread: str) 
 
 class _Refused(Exception):
     """Internal: a feed entry that cannot become a record; the message says why."""
+
+
+class _NotOffered(_Refused):
+    """Internal: the feed's word that the size has no spot market there ("N/A")."""
+
+
+def _offer(region: str, instance_type: str) -> dict[str, str | None]:
+    """The offer a refused entry keeps open: its spot offer in its region, or in every region
+    when the feed names one chipcost cannot tell (a renamed region could be any of them). An
+    entry the feed says has no spot market there names none: its offer is withdrawn."""
+    known = region if REGION_CODE.match(region) else None
+    return {"region": known, "instance_type": instance_type, "pricing_model": "spot"}
 
 
 def _spot_record(
@@ -232,7 +245,7 @@ def _usd(column: Mapping[str, Any]) -> str:
 def spot_price(text: str) -> float:
     """USD per hour from the feed's text: '9.0E-4' is a number, 'N/A*' is no spot market."""
     if text.strip().upper().startswith("N/A"):
-        raise _Refused(f"no spot market: the feed lists {text!r} (not offered as spot here)")
+        raise _NotOffered(f"no spot market: the feed lists {text!r} (not offered as spot here)")
     return positive(text, "spot price", _Refused)
 
 

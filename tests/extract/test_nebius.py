@@ -192,6 +192,22 @@ def test_the_recorded_table_data_loads_its_seven_presets_both_ways():
         "NVIDIA GB300 NVL72 Preemptible, GPU-hour: no price listed (––)",
     ]
     assert "AMD EPYC Genoa" not in {r.instance_type for r in result.records}  # a CPU table
+    # The page's word that it lists no price: its offer is not kept open (it is withdrawn).
+    assert not [r.offer for r in result.rejects if r.offer]
+
+
+def test_a_price_cell_that_cannot_be_read_names_its_offer():
+    """The recorded page with H100's preemptible cell reading "ask us": a reject naming the
+    offer (kept open, not withdrawn, while its price cannot be read)."""
+    text = (FIXTURES / "prices-2026-08-22.html").read_text(encoding="utf-8")
+    data = text.replace('\\"$2.15\\"', '\\"ask us\\"').encode()
+    result = parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=data)])
+    (refused,) = [r for r in result.rejects if "ask us" in r.reason]
+    assert refused.offer == {
+        "provider": "nebius", "region": "global", "zone": "", "instance_type": "NVIDIA HGX H100",
+        "pricing_model": "spot", "term": "none", "payment": "none", "plan": "default",
+    }  # fmt: skip
+    assert len(result.records) == 13
 
 
 def test_renamed_columns_in_the_table_data_fail_naming_them():

@@ -238,6 +238,8 @@ def test_the_kit_refuses_both_prices_and_keeps_one_of_equal_ones():
         result = offers_priced_once(ParseResult(records=[one, two, other_page]))
         assert result.records == [other_page]
         assert [r.sku for r in result.rejects] == [one.sku, two.sku]
+        # Each names the offer, which stays open: a source without skus withdrew it.
+        assert {tuple(r.offer.values()) for r in result.rejects} == {one.offer_key()}
         reason = result.rejects[0].reason
         assert "priced 2 times in one payload" in reason
         assert f"{one.price_per_hour!r}" in reason and two.currency in reason

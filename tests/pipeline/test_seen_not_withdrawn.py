@@ -69,7 +69,7 @@ def test_an_offer_whose_price_the_parser_refused_is_not_withdrawn(tmp_path):
     # The next day the MI300X plan's price reads "$17.52/hr": refused by the parser.
     bad = [("bad-rows.json", METAL_URL), ("plans.json", PLANS_URL)]
     result = replay(settings, archived(tmp_path / "a", 21, bad))
-    assert result.status == OK and MI300X in result.refused_skus
+    assert result.status == OK and MI300X in {r.sku for r in result.rejects}
     after = open_offers(settings.db_path)
     assert after[f"{MI300X} ord on_demand"] is None  # still open, not withdrawn
 
@@ -110,12 +110,14 @@ def test_an_empty_listing_fails_the_source_and_withdraws_nothing(
     assert open_offers(settings.db_path) == before
 
 
-def archived_files(root: Path, source: str, day: int, bodies: list[bytes], url: str) -> Path:
+def archived_files(
+    root: Path, source: str, day: int, bodies: list[bytes], url: str, ext: str = "json"
+) -> Path:
     moment = datetime(2026, 11, day, 6, 0, tzinfo=UTC)
     stamp = moment.strftime("%Y-%m-%dT%H%M%SZ")
     writer = ArchiveWriter(root / "a", stamp, source)
     for body in bodies:
-        writer.write(body, url, ext="json", fetched_at=moment)
+        writer.write(body, url, ext=ext, fetched_at=moment)
     writer.finish()
     return root / "a" / stamp
 
@@ -129,3 +131,67 @@ def replay_of(settings, source: str, run_dir: Path):
         load(session, RunResult(f"{run_dir.name}-{source}", when, when, "replay", run_dir.name,
                                 False, [result]))  # fmt: skip
     return result
+
+
+SPOT_JS = (FIXTURES / "aws-spot-feed" / "spot.js").read_text()
+NEBIUS_PAGE = (FIXTURES / "nebius" / "prices-2026-08-22.html").read_text()
+
+
+def two_days(tmp_path, source: str, url: str, ext: str, first: str, second: str):
+    """`source` replayed from `first` (day 20), then from `second` (day 21): the second run's
+    result, and the offers open or withdrawn after each."""
+    settings = load_settings(db=warehouses.new(tmp_path / "w.duckdb"), data_dir=tmp_path)
+    runs = []
+    for day, body in ((20, first), (21, second)):
+        run_dir = archived_files(tmp_path, source, day, [body.encode()], url, ext=ext)
+        runs.append((replay_of(settings, source, run_dir), open_offers(settings.db_path)))
+    (_, before), (result, after) = runs
+    return result, before, after
+
+
+@pytest.mark.parametrize(
+    ("source", "url", "ext", "first", "second", "offer", "refused"),
+    [
+        # The feed prices p5.48xlarge in us-east as "$23.8843": the parser refuses it.
+        ("aws-spot-feed", "https://website.spot.ec2.aws.a2z.com/spot.js", "js", SPOT_JS,
+         SPOT_JS.replace('"23.8843"', '"$23.8843"'), "p5.48xlarge us-east-1 spot",
+         "spot price '$23.8843' is not a positive number"),
+        # Nebius's H100 preemptible price cell reads "ask us".
+        ("nebius", "https://nebius.com/prices", "html", NEBIUS_PAGE,
+         NEBIUS_PAGE.replace('\\"$2.15\\"', '\\"ask us\\"'), "NVIDIA HGX H100 global spot",
+         "'ask us'"),
+    ],
+)  # fmt: skip
+def test_a_refused_row_of_a_source_without_skus_keeps_its_offer_open(
+    tmp_path, source, url, ext, first, second, offer, refused
+):
+    """On main at 0984e9d these rejects carried no sku, and withdrawal was spared only by a
+    refused row's sku: the offer each belongs to was closed as withdrawn."""
+    result, before, after = two_days(tmp_path, source, url, ext, first, second)
+    assert result.status == OK
+    assert [r.reason for r in result.rejects if refused in r.reason]
+    assert before[offer] is None and after[offer] is None  # open, not withdrawn
+    assert "withdrawn" not in after.values()
+
+
+def test_a_region_the_feed_renames_keeps_its_offers_open(tmp_path):
+    """us-east renamed us-east-n: a reject naming the region (add it to REGION_ALIASES), and
+    the three us-east-1 offers stay open (they were withdrawn)."""
+    renamed = SPOT_JS.replace('"region":"us-east"', '"region":"us-east-n"')
+    url = "https://website.spot.ec2.aws.a2z.com/spot.js"
+    result, before, after = two_days(tmp_path, "aws-spot-feed", url, "js", SPOT_JS, renamed)
+    assert result.status == OK
+    unknown = [r for r in result.rejects if "us-east-n" in r.reason]
+    assert len(unknown) == 4 and all("REGION_ALIASES" in r.reason for r in unknown)
+    east = {k for k in before if " us-east-1 " in k}
+    assert len(east) == 3 and all(after[k] is None for k in east)
+
+
+def test_a_size_the_feed_says_has_no_spot_market_is_withdrawn(tmp_path):
+    """N/A is the feed's word that the size is not offered as spot there: not a misread price,
+    so its offer is withdrawn."""
+    gone = SPOT_JS.replace('"23.8843"', '"N/A*"')
+    url = "https://website.spot.ec2.aws.a2z.com/spot.js"
+    _, before, after = two_days(tmp_path, "aws-spot-feed", url, "js", SPOT_JS, gone)
+    assert before["p5.48xlarge us-east-1 spot"] is None
+    assert after["p5.48xlarge us-east-1 spot"] == "withdrawn"

@@ -21,6 +21,7 @@ import duckdb
 import pytest
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.record import Reject
 from chipcost.core.settings import Warehouse
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse import remove_run as removal
@@ -219,3 +220,34 @@ def test_with_older_observations_pruned_the_newest_run_is_restated_and_an_old_on
             got, want = tables(ours), tables(theirs)
             for name in ("price_history", "current_prices", "per_chip_prices", "runs"):
                 assert got[name] == want[name], name
+
+
+def test_a_refused_row_keeps_its_offer_open_when_its_run_is_loaded_again(tmp_path):
+    """The third run refuses p4d's row, a reject naming its offer and no sku (the AWS spot
+    feed's kind): loaded as it comes, p4d stays open. Removing the second run loads the third
+    again from the warehouse, whose rejects keep the offer it names: the history is that of a
+    load of the first and third runs (at 0984e9d the restatement read only skus and withdrew
+    p4d)."""
+    p5, p4d = record(), record(instance_type="p4d.24xlarge", chip="A100-40GB", sku="")
+    third = run_of([p5], day(2), run_id="third")
+    third.sources[0].rejects = [Reject.of_record(p4d, "price '$32.77' is not a number", {})]
+
+    def history(con) -> list[tuple]:
+        return con.execute(
+            "SELECT instance_type, valid_from, valid_to, end_reason FROM price_history ORDER BY ALL"
+        ).fetchall()
+
+    con = open_warehouse(warehouses.new(tmp_path / "w.duckdb"))
+    expected = open_warehouse(warehouses.new(tmp_path / "expected.duckdb"))
+    try:
+        load_run(con, run_of([p5, p4d], day(0), run_id="first"))
+        load_run(con, run_of([p5, p4d], day(1), run_id="second"))
+        load_run(con, third)
+        remove_run(con, "second")
+        load_run(expected, run_of([p5, p4d], day(0), run_id="first"))
+        load_run(expected, third)
+        assert history(con) == history(expected)
+        assert ("p4d.24xlarge", day(0), None, None) in history(con)
+    finally:
+        con.close()
+        expected.close()
