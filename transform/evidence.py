@@ -12,12 +12,11 @@ JSON, CSV, the report, the explorer and the e-mail.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from chipcost.core.figures import KIND_CLASSES
-from chipcost.transform.change_words import AS_CHEAP, change_words, times_words
+from chipcost.transform.change_words import change_words, times_words
 from chipcost.transform.precision import precision_class
 
 # Figures of two systems are compared when one has at most this many times the other's chips:
@@ -525,67 +524,3 @@ class Verdict:
         if self.workload == "training":
             return "record a training run of each (`chipcost throughput add`)"
         return "measure both (`chipcost measure`)"
-
-
-def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
-    """The verdict where both chips are measured at one point: the change at each side's
-    figure there by the choice rule, the break-even, and the range over every figure of each
-    there. A side whose figure is a lower bound (its curve's slowest point is faster than
-    asked) does at least that much at the speed: the verdict stands only where the bound
-    decides it ("at least 25% cheaper"), else it cannot say."""
-    fa, fb = match.figure("a"), match.figure("b")
-    ta, tb = fa.tokens_per_second_per_chip, fb.tokens_per_second_per_chip
-    break_even = price_a * tb / price_b
-    best = worst = None
-    spread_a, spread_b = match.spread("a"), match.spread("b")
-    if len(match.a) + len(match.b) > 2:
-        (low_a, high_a), (low_b, high_b) = spread_a, spread_b
-        best = (price_a / high_a) / (price_b / low_b) - 1
-        worst = (price_a / low_a) / (price_b / high_b) - 1
-    software = match.software()
-    change = (price_a / ta) / (price_b / tb) - 1
-    word = "cheaper" if ta > break_even else "dearer"
-    if abs(math.log(ta / break_even)) < AS_CHEAP:  # the same band either way round
-        word = "as cheap"
-    point = match.words() + (f"; software {software}" if software else "")
-    same = match.same_software()
-    if same is not None:
-        name, sa, sb = same
-        ca, cb = sa.tokens_per_second_per_chip, sb.tokens_per_second_per_chip
-        point += (
-            f"; with {name} on both, {ca:,.0f} against {cb:,.0f} tok/s per chip: "
-            f"{_pair_words(price_a, price_b, sa, sb)}"
-        )
-    bound = "".join(side for side, f in (("a", fa), ("b", fb)) if f.lower_bound)
-    # A's bound can only lower A's cost, B's only B's: each decides one way.
-    decided = (
-        not bound or (bound == "a" and word == "cheaper") or (bound == "b" and word == "dearer")
-    )
-    if not decided:
-        return Verdict(
-            "cannot say", break_even, break_even / ta, point=point, a_figure=fa, b_figure=fb,
-            a_spread=spread_a, b_spread=spread_b, bound=bound, bound_change=change,
-        )  # fmt: skip
-    return Verdict(
-        word, break_even, break_even / ta, change=change, point=point,
-        best=best, worst=worst, a_figure=fa, b_figure=fb,
-        a_spread=spread_a, b_spread=spread_b, bound=bound,
-    )  # fmt: skip
-
-
-def _pair_words(price_a: float, price_b: float, fa: Reading, fb: Reading) -> str:
-    """A pair's change in words as a verdict would say it: 'at least 28% dearer' where a
-    lower bound decides it, 'no verdict (a lower bound)' where it cannot."""
-    ta, tb = fa.tokens_per_second_per_chip, fb.tokens_per_second_per_chip
-    words = _change_at(price_a, price_b, ta, tb)
-    bound = "".join(side for side, f in (("a", fa), ("b", fb)) if f.lower_bound)
-    if not bound:
-        return words
-    if (bound == "a" and words.endswith("cheaper")) or (bound == "b" and "dear" in words):
-        return f"at least {words}"
-    return "no verdict (a figure faster than asked, a lower bound)"
-
-
-def _change_at(price_a: float, price_b: float, ta: float, tb: float) -> str:
-    """'12% cheaper': A's cost per token against B's at two figures, in the verdict's words."""
-    return change_words((price_a / ta) / (price_b / tb) - 1)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.transform.evidence import Reading, at_match, matched
+from chipcost.transform.evidence import Reading, matched
+from chipcost.transform.verdict import at_match
 
 
 def reading(throughput_id: str, chip: str, kind: str, source: str, tps: float, rank: int):
