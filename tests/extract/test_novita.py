@@ -3,12 +3,16 @@ bad products, and fetch() with and without NOVITA_API_KEY (skipped without it)."
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import httpx
 import pytest
 
 from chipcost.core.errors import SourceSkipped
 from chipcost.core.settings import SourceSettings
-from chipcost.extract.novita import PRODUCTS_URL, SOURCE, fetch, parse
+from chipcost.extract.novita import MAX_TEXT, PRODUCTS_URL, SOURCE, _region, fetch, parse
 from tests.paths import FIXTURES
 from tests.sources import context, payloads_of
 
@@ -46,6 +50,49 @@ def test_bad_products_become_rejects_with_reasons():
     assert {r.sku for r in result.records} == {"H100-SXM.good"}  # in its two regions
     assert result.records[0].chip == "H100-SXM"
     assert any("listed in no region (p-none)" in note for note in result.notes)
+
+
+def products_with(**fields) -> bytes:
+    """The recorded products with the first one's fields set as given."""
+    body = json.loads((FIXTURES / "novita" / "products.json").read_bytes())
+    body["data"][0].update(fields)
+    return json.dumps(body).encode()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        # The reviewer's region: held the run for minutes, past the deadline and SIGTERM.
+        ("regions", ["US-CA-06 (California)", "a" + " " * 1_000 + "x("]),
+        ("name", "RTX 4090 " + "1" * 1_000 + "x 24GB"),
+    ],
+)
+def test_a_product_whose_text_is_longer_than_any_novita_gives_is_refused_naming_it(field, value):
+    result = parse([payload("products.json", data=products_with(**{field: value}))])
+    [reject] = result.rejects
+    assert reject.sku == "4090.16c62g"
+    assert field.rstrip("s") in reject.reason and "1,0" in reject.reason
+    assert f"at most {MAX_TEXT}" in reject.reason
+    assert "4090.16c62g" not in {r.sku for r in result.records}
+    assert {r.sku for r in result.records} == {"26", "A100-80GB.14c240g"}  # the others load
+
+
+def test_a_region_is_read_in_time_linear_in_its_text():
+    # 1,000,000 characters: the cubic pattern this replaced took 48 s for 4,000, years for
+    # these; in a child, so that a pattern like it fails the test instead of hanging it.
+    code = (
+        "from chipcost.extract.novita import _region as r; print(len(r('a' + ' ' * 10**6 + 'x(')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=10)
+    assert done.stdout.split() == ["1000003"]
+    assert _region("US-CA-06 (California)") == "US-CA-06"
+    assert _region(" US-01 ") == "US-01"
+    assert _region("EU (Frankfurt) x") == "EU (Frankfurt) x"  # no closing place: kept whole
+
+
+def test_the_memory_that_ends_a_name_tells_the_chip():
+    result = parse([payload("products.json", data=products_with(name="H100 SXM 80 gb"))])
+    assert {r.chip for r in result.records if r.sku == "4090.16c62g"} == {"H100-SXM"}
 
 
 def refuse(request: httpx.Request) -> httpx.Response:
