@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord
+from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
     Offer,
+    Origin,
     field_names,
     host_spec,
     json_price,
@@ -129,7 +130,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """Price records from archived API responses; pure."""
     periods = [p for p in payloads if p.url.endswith("/long-term/periods/instances")]
-    discounts = _discounts(periods[-1]) if periods else []
+    discounts, unread = _discounts(periods[-1]) if periods else ([], [])
     types = [p for p in payloads if p not in periods]
     result = each_row(
         types,
@@ -138,6 +139,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         rows=rows,
         offers=lambda row, page: offers(row, page, discounts),
     )
+    result.rejects.extend(unread)
     if not periods:
         result.notes.append(
             f"no long-term periods were fetched ({PERIODS_URL}): commitment prices are "
@@ -156,20 +158,51 @@ def rows(page: Page) -> list[Any]:
     return body
 
 
-def _discounts(payload: Payload) -> list[tuple[str, float, dict[str, Any]]]:
-    """(term, discount fraction, period) for every enabled period with a known term."""
+def _discounts(payload: Payload) -> tuple[list[tuple[str, float, dict[str, Any]]], list[Reject]]:
+    """(term, discount fraction, period) for every enabled period, and a reject for each
+    period not read (its unit, length, discount or enablement is not one chipcost reads)."""
     body = load_json(payload, PROVIDER)
     if not isinstance(body, list):
         raise shape_error(PROVIDER, payload, "list of long-term periods", body)
     require_columns(field_names(body), PERIODS.required("[]"), payload, PROVIDER)
-    found = []
-    for period in (p for p in body if isinstance(p, dict) and p.get("is_enabled")):
-        unit = str(period.get("unit_name", "")).lower().rstrip("s")
-        term = TERMS.get((unit, _whole(period.get("unit_value"))), "")
-        discount = period.get("discount_percentage")
-        if term and isinstance(discount, int | float) and 0 <= discount < 100:
-            found.append((term, discount / 100.0, period))
-    return found
+    origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
+    found, unread = [], []
+    for period in body:
+        if isinstance(period, dict) and period.get("is_enabled") is False:
+            continue  # not offered now: its commitment prices are withdrawn
+        term, discount, why = _period(period)
+        if not why:
+            found.append((term, discount, period))
+            continue
+        # Its commitment offers (of its term, or of any when the term cannot be told) were
+        # not seen priced, but not withdrawn either: they stay open until it can be read.
+        offer = {"region": REGION, "instance_type": None, "pricing_model": "commitment"}
+        unread.append(origin.reject(why, period, offer=offer | {"term": term or None}))
+    return found, unread
+
+
+def _period(period: object) -> tuple[str, float, str]:
+    """(term, discount fraction, "") of one long-term period, or why it is not read."""
+    if not isinstance(period, dict):
+        return "", 0.0, f"a long-term period is a {type(period).__name__}, not an object"
+    name = f"long-term period {period.get('code') or period.get('name') or '?'}"
+    unit, value = period.get("unit_name"), period.get("unit_value")
+    term = TERMS.get((str(unit).lower().rstrip("s"), _whole(value)), "")
+    discount = period.get("discount_percentage")
+    if period.get("is_enabled") is not True:
+        why = f"is_enabled {period.get('is_enabled')!r} is not true or false"
+    elif not term:
+        why = (
+            f"unit_name {unit!r} with unit_value {value!r} is no term chipcost knows "
+            f"({', '.join(f'{n} {u}' for u, n in TERMS)})"
+        )
+    elif isinstance(discount, bool) or not isinstance(discount, int | float):
+        why = f"discount_percentage {discount!r} is not a number"
+    elif not 0 <= discount < 100:
+        why = f"discount_percentage {discount!r} is not from 0 to under 100"
+    else:
+        return term, discount / 100.0, ""
+    return term, 0.0, f"{name}: {why}: its commitment prices are not read; report it"
 
 
 def _whole(value: object) -> int | None:

@@ -94,6 +94,42 @@ def test_without_the_periods_payload_the_rest_loads_and_a_note_says_so():
     assert any("commitment prices are missing" in note for note in result.notes)
 
 
+def with_periods(change) -> list[Payload]:
+    """The instance types and the recorded periods, each enabled period changed by `change`."""
+    periods = json.loads((FIXTURES / "long-term-periods.json").read_text())
+    for period in periods:
+        if period["is_enabled"]:
+            change(period)
+    data = json.dumps(periods).encode()
+    return [payload("instance-types.json"), payload("periods.json", PERIODS_URL, data=data)]
+
+
+def test_a_period_of_a_unit_not_known_is_a_reject_keeping_every_commitment_open():
+    """unit_name "week" in every period: the 65 commitment prices were dropped without a word
+    (and withdrawn). Each enabled period is now a reject naming its unit, and names the
+    commitment offers of any term and type: they stay open."""
+    commitments = [r for r in parse(good()).records if r.pricing_model == "commitment"]
+    result = parse(with_periods(lambda period: period.update(unit_name="week")))
+    assert len(commitments) == 65
+    assert not [r for r in result.records if r.pricing_model == "commitment"]
+    assert len(result.rejects) == 5  # the enabled periods
+    for refused in result.rejects:
+        assert "unit_name 'week'" in refused.reason and refused.row["unit_name"] == "week"
+        assert refused.payload_ref.endswith("periods.json")
+        assert refused.offer["pricing_model"] == "commitment"
+        assert "term" not in refused.offer and "instance_type" not in refused.offer
+
+
+def test_a_discount_sent_as_text_is_a_reject_keeping_its_term_open():
+    result = parse(
+        with_periods(lambda p: p.update(discount_percentage=str(p["discount_percentage"])))
+    )
+    assert not [r for r in result.records if r.pricing_model == "commitment"]
+    refused = {r.offer["term"]: r.reason for r in result.rejects}
+    assert set(refused) == {"1mo", "3mo", "6mo", "1yr", "2yr"}
+    assert "1_MONTH: discount_percentage '7' is not a number" in refused["1mo"]
+
+
 @pytest.mark.parametrize(
     ("instance_type", "reason"),
     [

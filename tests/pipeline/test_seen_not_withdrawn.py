@@ -16,6 +16,7 @@ from chipcost.archive import ArchiveWriter
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import load_settings
 from chipcost.extract import registry
+from chipcost.extract.verda import INSTANCE_TYPES_URL, PERIODS_URL
 from chipcost.extract.vultr import METAL_URL, PLANS_URL
 from chipcost.pipeline.collect import WarehouseSession, collect_source, load
 from chipcost.warehouse.db import connect
@@ -195,3 +196,33 @@ def test_a_size_the_feed_says_has_no_spot_market_is_withdrawn(tmp_path):
     _, before, after = two_days(tmp_path, "aws-spot-feed", url, "js", SPOT_JS, gone)
     assert before["p5.48xlarge us-east-1 spot"] is None
     assert after["p5.48xlarge us-east-1 spot"] == "withdrawn"
+
+
+def test_verda_periods_of_a_unit_not_known_keep_the_commitment_offers_open(tmp_path):
+    """unit_name "week" in every long-term period: the 65 commitment offers were withdrawn
+    without a word; now each period is a reject naming it, and they stay open."""
+    settings = load_settings(db=warehouses.new(tmp_path / "w.duckdb"), data_dir=tmp_path)
+    types = (FIXTURES / "verda" / "instance-types.json").read_bytes()
+    periods = (FIXTURES / "verda" / "long-term-periods.json").read_text()
+    weeks = periods.replace('"unit_name": "month"', '"unit_name": "week"')
+    weeks = weeks.replace('"unit_name": "year"', '"unit_name": "week"')
+    results = []
+    for day, body in ((20, periods), (21, weeks)):
+        moment = datetime(2026, 11, day, 6, 0, tzinfo=UTC)
+        stamp = moment.strftime("%Y-%m-%dT%H%M%SZ")
+        writer = ArchiveWriter(tmp_path / "a", stamp, "verda")
+        writer.write(types, INSTANCE_TYPES_URL, ext="json", fetched_at=moment)
+        writer.write(body.encode(), PERIODS_URL, ext="json", fetched_at=moment)
+        writer.finish()
+        results.append(replay_of(settings, "verda", tmp_path / "a" / stamp))
+    assert results[1].status == OK
+    assert len([r for r in results[1].rejects if "unit_name 'week'" in r.reason]) == 5
+    con = connect(settings.db_path, read_only=True)
+    try:
+        ends = con.execute(
+            "SELECT end_reason, count(*) FROM price_history WHERE pricing_model = 'commitment' "
+            "GROUP BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    assert ends == [(None, 65)]
