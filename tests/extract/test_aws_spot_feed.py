@@ -85,6 +85,19 @@ def test_an_unknown_region_name_or_type_size_is_a_reject_with_what_to_do():
     assert any("add p5.12xlarge to" in r.reason for r in result.rejects)
 
 
+def test_a_new_accelerator_family_in_the_feed_s_gpu_group_is_a_reject_naming_what_to_add():
+    """p7.48xlarge in gpuCurrentGen, a family the catalog lacks: it was skipped without a
+    word (a new size of a known family, p5.96xlarge, was refused). A size of a family the
+    catalog lacks in another group (m5.large in generalCurrentGen) is still not ours."""
+    result = parse([payload(FEED, data=feed_with("p7.48xlarge", "41.2"))])
+    (refused,) = [r for r in result.rejects if "p7" in r.reason]
+    assert refused.reason.startswith("p7.48xlarge in us-west-2: family p7 is not in")
+    assert "aws_families.csv" in refused.reason and "gpuCurrentGen" in refused.reason
+    assert refused.offer["instance_type"] == "p7.48xlarge"
+    assert not [r for r in result.rejects if "m5.large" in r.reason or "t4g" in r.reason]
+    assert len(result.records) == 6  # the feed's own
+
+
 RECORDED = "recorded-spot-json-spotinfo-excerpt.json"
 PLAIN_URL = "https://website.spot.ec2.aws.a2z.com/spot.json"
 
