@@ -56,6 +56,9 @@ COLUMNS = (
     "vcpus",
     "ram_gb",
     "disk_gb",
+    # Last, so that the columns before it keep their places in offers.csv: why a spot price
+    # is doubtful (not below its offer's on-demand price), as `prices` marks it '(!)'.
+    "spot_doubt",
 )
 DEFAULT_MODEL = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12

@@ -77,7 +77,7 @@
   ].filter((c) => c.key === "cost" || c.key in col);
   const declared = new Set(COLUMNS.map((c) => c.key));
   // Said in other cells, the page's banner, and the Download CSV's marks.
-  const SKIP = new Set(["pricing_model", "estimate", "sample", "currency"]);
+  const SKIP = new Set(["pricing_model", "estimate", "sample", "currency", "spot_doubt"]);
   for (const key of cols) {
     if (!declared.has(key) && !SKIP.has(key)) {
       const numeric = typeof col[key].find((v) => v != null) === "number";
@@ -151,6 +151,12 @@
     const kind = figureOf(i)?.kind;
     return ESTIMATED.has(kind) ? kind : "";
   };
+  // A derived figure's range: the tokens/s its derivation's error, measured out of sample,
+  // allows (as cost and compare say it); '' for any other figure or an error not known.
+  const whole = (v) => Math.round(v).toLocaleString("en-US");
+  const rangeOf = (figure) => figure.range_low == null ? "" :
+    `Range ${whole(figure.range_low)}-${whole(figure.range_high)} tokens/s per chip (its ` +
+    "derivation's error measured out of sample). ";
   function costOf(i) {
     const figure = figureOf(i);
     if (!figure) return null;
@@ -256,15 +262,19 @@
         `AWS took back spot capacity of this type here ${col.interruption[i]} of the time ` +
         "over the last month.");
     }
+    if (key === "offer_label" && col.spot_doubt?.[i]) {
+      mark(td, " (!)", "doubt", "A spot price not below its offer's on-demand price (no " +
+        "discount: stale or mislabelled at the source): " + col.spot_doubt[i]);
+    }
     if (key === "price_per_chip_hour" && col.estimate?.[i]) {
       mark(td, " (estimate)", "estimate", "An estimate, not a quoted price: " + col.estimate[i]);
     }
     if (key === "cost" && v !== null) {
       const figure = figureOf(i);
       td.title = `${Math.round(figure.tokens_per_second_per_chip)} tokens/s per chip, ` +
-        `${figure.kind}: ${figure.source}. The chip's own figure: chipcost cost and ` +
-        "compare cost a chip set against another at the figure matched with the other's " +
-        "(same submitter, scale and software), which can differ.";
+        `${figure.kind}: ${figure.source}. ${rangeOf(figure)}The chip's own figure: chipcost ` +
+        "cost and compare cost a chip set against another at the figure matched with the " +
+        "other's (same submitter, scale and software), which can differ.";
       const kind = estimatedKind(i);
       if (kind) {
         mark(td, ` (${kind})`, "estimate", kind === "derived" ?
@@ -449,16 +459,27 @@
   // The CSV is the table: its columns as shown (headed as shown, in the chosen currency and
   // unit), every row of the view in its order, the prices as numbers; then the marks the
   // cells show as words, each a column of its own: what an estimated price rests on (empty
-  // for a published one), whether the price is the bundled sample's, and, with the cost per
-  // token, the kind of an estimated throughput figure it rests on (derived or estimate).
+  // for a published one), whether the price is the bundled sample's, an AWS spot price's
+  // interruption bucket (unless its column is in view) and why a spot price is doubtful, and,
+  // with the cost per token, the kind of an estimated throughput figure it rests on (derived
+  // or estimate) and a derived figure's range.
   const plainNumber = (v) => (typeof v === "number" ? Number(v.toPrecision(10)) : v);
   function marks(columns) {
     const kept = [
       { label: "Price estimate", of: (i) => col.estimate?.[i] ?? "" },
       { label: "Sample data", of: (i) => Boolean(col.sample?.[i] ?? data.sample) },
     ];
+    if (col.interruption && !columns.some((c) => c.key === "interruption")) {
+      kept.push({ label: byKey.interruption.label, of: (i) => col.interruption[i] ?? "" });
+    }
+    kept.push({ label: "Spot doubt", of: (i) => col.spot_doubt?.[i] ?? "" });
     if (columns.some((c) => c.key === "cost")) {
       kept.push({ label: "Cost estimate", of: estimatedKind });
+      kept.push({ label: "Throughput range (tokens/s per chip)", of: (i) => {
+        const figure = figureOf(i);
+        return figure?.range_low == null ? "" :
+          `${Math.round(figure.range_low)}-${Math.round(figure.range_high)}`;
+      } });
     }
     return kept;
   }

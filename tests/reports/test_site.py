@@ -254,3 +254,38 @@ def test_one_offer_is_counted_in_the_singular(tmp_path):
     assert "(1 offer of 1 chip)" in done.stdout
     page = (tmp_path / "out" / "index.html").read_text()
     assert "1 current offer of 1 chip from 1 provider, prices as of" in page
+
+
+def test_the_files_keep_a_spot_prices_doubt_and_a_derived_figures_range(sample_explorer):
+    """offers.json and offers.csv carry why a spot price is doubtful, as `prices` marks it
+    (`spot (!)`), and the throughput table a derived figure's range, as cost and compare give
+    it (Trainium2's Llama 3 70B inference figure, 382-1,292 tok/s on the sample)."""
+    import polars as pl
+
+    import chipcost
+
+    db, data = sample_explorer
+    assert "spot_doubt" in data["columns"]
+    doubted = {
+        (o["provider"], o["region"], o["instance_type"]): o["spot_doubt"]
+        for o in offer_rows(data)
+        if o["spot_doubt"]
+    }
+    listed = chipcost.prices(pricing_model="spot", db=db).filter(
+        pl.col("spot_doubt").is_not_null() & (pl.col("chip") != "unknown")
+    )
+    assert doubted and doubted == {
+        (r["provider"], r["region"], r["instance_type"]): r["spot_doubt"]
+        for r in listed.iter_rows(named=True)
+    }
+    figures = offer_rows({"offers": data["throughput"]})
+    (trn2,) = [
+        f for f in figures
+        if (f["chip"], f["model"], f["workload"]) == ("Trainium2", "llama-3-70b", "inference")
+    ]  # fmt: skip
+    cost = chipcost.cost(model="llama-3-70b", workload="inference", chip="Trainium2", db=db)
+    assert (trn2["range_low"], trn2["range_high"]) == pytest.approx(
+        (cost["throughput_range_low"][0], cost["throughput_range_high"][0]), rel=1e-5
+    )
+    # a measured figure has none
+    assert all(f["range_low"] is None for f in figures if f["kind"] != "derived")

@@ -47,6 +47,13 @@ def page(browser, site):
 
 # The table of every offer (the page opens on each chip's cheapest: test_it_opens_on_...).
 EVERY_OFFER = "#view=offer"
+# The marks the cells show, written by the Download CSV as columns after the columns shown
+# (an AWS spot price's interruption bucket while its own column is hidden; with the cost per
+# token in view, the kind of its figure and a derived figure's range).
+MARKS = [
+    "Price estimate", "Sample data", "Spot interruption (AWS)", "Spot doubt", "Cost estimate",
+    "Throughput range (tokens/s per chip)",
+]  # fmt: skip
 
 
 def column(page, label: str) -> list[str]:
@@ -238,9 +245,7 @@ def test_download_gives_the_rows_shown_as_csv(page, tmp_path):
     assert list(rows[0]) == [
         *KEY_COLUMNS,
         "USD upfront",
-        "Price estimate",
-        "Sample data",
-        "Cost estimate",
+        *MARKS,
     ]
     assert [float(r["USD / chip-hour"]) for r in rows] == [12.6, 12.6, 10.0, 9.25, 5.0]
     assert [r["Pricing"] for r in rows] == column(page, "Pricing")
@@ -435,7 +440,7 @@ def test_the_download_keeps_the_marks_the_cells_show(browser, slices_site, tmp_p
         saved = tmp_path / "offers.csv"
         download.value.save_as(saved)
         rows = list(csv.DictReader(io.StringIO(saved.read_text())))
-        assert list(rows[0])[-3:] == ["Price estimate", "Sample data", "Cost estimate"]
+        assert list(rows[0])[-len(MARKS) :] == MARKS
         by_instance = {r["Instance"]: r for r in rows}
         assert by_instance["p5.48xlarge"]["Price estimate"] == "no public price found"
         assert by_instance["p5.4xlarge"]["Price estimate"] == ""
@@ -453,7 +458,7 @@ def test_the_download_keeps_the_marks_the_cells_show(browser, slices_site, tmp_p
             page.click("#download")
         download.value.save_as(saved)
         head = saved.read_text().splitlines()[0].split(",")
-        assert head[-2:] == ["Price estimate", "Sample data"] and "Cost estimate" not in head
+        assert head[-4:] == MARKS[:4] and "Cost estimate" not in head
     finally:
         context.close()
 
@@ -603,3 +608,42 @@ def test_each_filter_is_captioned_on_one_line(browser, site, width):
         assert len(lines) > 8 and all(n == 1 for _, n in lines), lines
     finally:
         context.close()
+
+
+def test_the_download_keeps_a_spot_prices_bucket_and_doubt(browser, sample_site, tmp_path):
+    """The Pricing cell of an AWS spot offer shows its interruption bucket, and a spot price
+    not below on demand '(!)' (as `prices` marks it): the CSV keeps both as columns, with the
+    bucket's column hidden as the page opens; the cost a derived figure gives, its range."""
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        found = []
+        for view in ("pricing_model=spot", "pricing_model=spot&chip=RTX-5090"):
+            page.goto((sample_site / "index.html").as_uri() + f"#view=offer&{view}")
+            page.reload()
+            rows, cells = _downloaded(page, tmp_path)
+            assert list(rows[0])[-len(MARKS) :] == MARKS
+            for row, cell in zip(rows, cells, strict=False):  # the rows drawn, in its order
+                bucket = row["Spot interruption (AWS)"]
+                assert (f"interruption {bucket}" in cell) == bool(bucket), (row, cell)
+                assert ("(!)" in cell) == bool(row["Spot doubt"]), (row, cell)
+            found += rows
+        assert {r["Provider"] for r in found if r["Spot interruption (AWS)"]} == {"aws"}
+        doubted = [r for r in found if r["Spot doubt"]]
+        assert doubted and all("not below on demand" in r["Spot doubt"] for r in doubted)
+        ranges = [r["Throughput range (tokens/s per chip)"] for r in found]
+        ranged = [r for r, said in zip(found, ranges, strict=True) if said]
+        assert ranged and all(r["Cost estimate"] == "derived" for r in ranged)
+        assert all(re.fullmatch(r"\d+-\d+", said) for said in ranges if said)
+    finally:
+        context.close()
+
+
+def _downloaded(page, tmp_path: Path) -> tuple[list[dict], list[str]]:
+    """The Download CSV's rows, and the Pricing cells of the rows drawn."""
+    with page.expect_download() as download:
+        page.click("#download")
+    saved = tmp_path / "offers.csv"
+    download.value.save_as(saved)
+    rows = list(csv.DictReader(io.StringIO(saved.read_text())))
+    return rows, column(page, "Pricing")

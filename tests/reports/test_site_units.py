@@ -16,7 +16,7 @@ from chipcost.reports.site import write_site
 from tests.browser import needs_chromium
 from tests.cli.test_your_prices import load_rates
 from tests.paths import FIXTURES
-from tests.reports.test_site_browser import column
+from tests.reports.test_site_browser import MARKS, column
 from tests.reports.test_site_view import headers
 
 pytestmark = [needs_chromium]
@@ -124,7 +124,7 @@ def test_the_csv_holds_the_columns_and_rows_shown_in_the_unit_and_currency_chose
     download.value.save_as(saved)
     header, *rows = list(csv.reader(io.StringIO(saved.read_text())))
     # the columns shown, then the marks the cells show (test_site_browser.py)
-    assert header == [*shown, "Price estimate", "Sample data", "Cost estimate"]
+    assert header == [*shown, *MARKS]
     assert [r[header.index("Pricing")] for r in rows] == column(page, "Pricing")
     for label in ("GBP / chip-month", "GBP upfront"):
         cells = column(page, label)
