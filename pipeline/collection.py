@@ -32,6 +32,7 @@ from chipcost.pipeline.collect import (
 )
 from chipcost.pipeline.jumps import flag_price_jumps
 from chipcost.pipeline.pending import clear_pending, is_archived_run, mark_pending, pending_runs
+from chipcost.pipeline.refused_rows import note_kept, note_refused
 from chipcost.pipeline.runners import (
     LOADED,
     NOTE,
@@ -333,7 +334,10 @@ def _load(
             session.con, run.sources, run_dir=where, again=settings.again(), accept=accept
         ):
             progress_log.warning("%s: %s", source, note)
+        note_refused(run.sources)  # after the jumps: a source held says why, not this
         summary = runner.load(session, run)
+        for source, note in note_kept(session.con, run.sources):
+            progress_log.warning("%s: %s", source, note)
     finally:
         session.release()  # readers get in between a live collection's runs
     progress_log.info("loaded run %s", run.archive_run, extra={LOADED: run.archive_run})

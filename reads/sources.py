@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 import duckdb
 import polars as pl
 
+from chipcost.core.commands import suggested
 from chipcost.extract import registry
 from chipcost.extract._formats import DRIFT
 from chipcost.warehouse.freshness import latest_notes, source_freshness
+from chipcost.warehouse.rejects import latest_rejects
 
 SOURCE_SCHEMA = {
     "source": pl.String,
@@ -31,6 +33,10 @@ SOURCE_SCHEMA = {
     # What its latest run found new, missing or changed in its payloads' format (the drift
     # notes of extract/_formats.py), one a line; "" when nothing.
     "format_drift": pl.String,
+    # Its latest run's rows refused (source_runs.rejects), and what for, by kind
+    # (warehouse/rejects.py: '43 rows refused: 30 for unit '1 Second' is not '1 Hour', ...').
+    "rejects": pl.Int64,
+    "refused": pl.String,
 }
 
 
@@ -41,6 +47,16 @@ def run_table(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     from chipcost.warehouse.remove_run import RUNS_QUERY
 
     return pl.DataFrame(dict_rows(con, RUNS_QUERY), schema=RUN_SCHEMA, orient="row")
+
+
+def refused_rows_of(run_id: str, source: str | None = None) -> str:
+    """The command that lists a run's refused rows (of one source), counted by reason."""
+    which = f" AND source = '{source}'" if source else ""
+    return suggested(
+        "sql",
+        f"\"SELECT source, reason, count(*) AS n FROM rejects WHERE run_id = '{run_id}'{which} "
+        'GROUP BY ALL ORDER BY n DESC"',
+    )
 
 
 RUN_SCHEMA = {
@@ -69,6 +85,7 @@ def source_table(
     now = now or datetime.now(UTC)
     fresh = source_freshness(con) if con is not None else {}
     drifted = latest_notes(con, DRIFT) if con is not None else {}
+    refused = latest_rejects(con) if con is not None else {}
     rows = []
     known = registry()
     for name in [*known, *(s for s in fresh if s not in known)]:
@@ -90,6 +107,8 @@ def source_table(
                 "last_success_run": state.last_ok_run if state else None,
                 "ahead": state.is_ahead(now) if state else None,
                 "format_drift": "\n".join(drifted.get(name, [])),
+                "rejects": refused[name][0] if name in refused else None,
+                "refused": refused[name][1] if name in refused else "",
             }
         )
     if con is not None:

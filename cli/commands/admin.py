@@ -14,6 +14,7 @@ from chipcost.cli.parser import Command, command
 from chipcost.cli.render import print_rows, say_more_rows
 from chipcost.cli.render_fresh import DATED_AHEAD, ago, names, print_freshness, when
 from chipcost.core.asks import SQL
+from chipcost.core.commands import RUNS
 from chipcost.core.errors import NoMatch
 from chipcost.core.questions import Opt
 
@@ -193,6 +194,7 @@ _SOURCE_COLUMNS = (
     Column("age", "age", essential=True),
     Column("stale", "stale", essential=True),
     Column("last_status", "latest attempt", essential=True),
+    Column("rejects", "rejects", numeric=True),
     Column("data", "data", essential=True),
     Column("description", "description", detail=True),
 )
@@ -220,6 +222,7 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
                     r["last_status"] or ("never run" if r["collected"] else "not collected")
                 ),
                 "data": {True: "sample", False: "live"}.get(r["sample"], ""),
+                "rejects": f"{r['rejects']:,}" if r["rejects"] else "",  # none: blank
             }
         )
     # Too wide for the terminal: the last of these go to a second line under each row first.
@@ -236,6 +239,14 @@ def print_sources(console: Screen, frame: pl.DataFrame, *, stale_days: int, wide
     for r in frame.iter_rows(named=True):
         for said in filter(None, (r["format_drift"] or "").splitlines()):
             console.say(said)
+    refused = frame.filter(frame["refused"].fill_null("") != "")
+    for r in refused.iter_rows(named=True):
+        console.say(f"rejects ({r['source']}, latest run): {r['refused']}")
+    if not refused.is_empty():
+        console.say(
+            f"rejects: rows its latest run refused; `{RUNS}` gives the query that lists "
+            "a run's, by reason"
+        )
     for r in frame.filter(frame["retiring"].fill_null("") != "").iter_rows(named=True):
         console.say(f"{r['source']}: reads an endpoint its provider retires: {r['retiring']}")
     sampled = frame.filter(frame["sample"].fill_null(False))
@@ -289,6 +300,12 @@ def print_runs(
     fitted = fit_table(console, list(_RUN_COLUMNS), rows, wide=wide)
     print_fitted(console, fitted)
     console.say("`chipcost remove-run RUN_ID` takes one out")
+    refusing = frame.filter(frame["rejects"].fill_null(0) > 0)
+    if not refusing.is_empty():
+        from chipcost.reads.sources import refused_rows_of
+
+        run_id = refusing["run_id"][0]
+        console.say(f"`{refused_rows_of(run_id)}` lists the rows run {run_id} refused, by reason")
 
 
 def print_removal(console: Screen, preview: RemovalPreview, warehouse: object) -> None:

@@ -347,6 +347,7 @@ class _Said:
     latest: str = ""
     alike: bool = True
     message: bool = False  # why it failed or was skipped, not a note: said first
+    refused: bool = False  # its rows refused, counted by reason: said next, never counted
 
     def add(self, text: str) -> None:
         self.alike = self.alike and (not self.latest or text == self.latest)
@@ -369,13 +370,15 @@ class _Source:
 
     def add(self, result: SourceResult) -> None:
         from chipcost.core.runs import ALREADY_LOADED, OK
+        from chipcost.warehouse.rejects import is_refused_said
 
         self.statuses[result.status] += 1
         texts = [(printable(n), False) for n in dict.fromkeys(result.notes)]
         if result.status not in (OK, ALREADY_LOADED):
             texts.insert(0, (f"{result.status}: {printable(result.message)}", True))
         for text, message in texts:
-            self.said.setdefault(_DETAIL.sub("", text), _Said(message=message)).add(text)
+            said = _Said(message=message, refused=is_refused_said(text))
+            self.said.setdefault(_DETAIL.sub("", text), said).add(text)
 
     @property
     def quiet(self) -> bool:
@@ -384,13 +387,14 @@ class _Source:
         return not self.said and set(self.statuses) <= {OK, ALREADY_LOADED}
 
     def line(self, runs: int, room: int) -> str:
-        """Its statuses, then what it said, each once: as many as fit in `room` characters
-        (one at least, its failure first), the rest counted."""
+        """Its statuses, then what it said, each once: its failure and its rows refused, then
+        as many as fit in `room` characters (one at least), the rest counted."""
         statuses = ", ".join(f"{status} {n}" for status, n in self.statuses.items())
         if len(self.statuses) == 1:  # one status in every run: its word alone
             statuses = next(iter(self.statuses))
-        # What fewer runs said first: news (a price that jumped) before what every run says.
-        ordered = sorted(self.said.values(), key=lambda s: (not s.message, s.runs))
+        # Why it failed, then its rows refused (a layout change shows there first), then what
+        # fewer runs said: news (a price that jumped) before what every run says.
+        ordered = sorted(self.said.values(), key=lambda s: (not s.message, not s.refused, s.runs))
         said = [s.shown(runs) for s in ordered]
         if len(self.statuses) == 1 and ordered[:1] and ordered[0].message:
             said[0] = said[0].removeprefix(f"{statuses}: ")  # "failed: failed: ..." once
@@ -401,7 +405,7 @@ class _Source:
             left = len(said) - n
             counted = f"; {left} more note{'s' if left > 1 else ''}"
             fits = len(line) + len(more) + 2 + (len(counted) if left > 1 else 0) <= room
-            if not fits:
+            if not fits and not ordered[n].refused:
                 return line + counted
             line += f"; {more}"
         return line

@@ -37,16 +37,17 @@ def replayed(tmp_path_factory):
     return done
 
 
-def test_a_replay_of_the_sample_prints_at_most_40_lines(replayed):
+def test_a_replay_of_the_sample_prints_at_most_48_lines(replayed):
     # A plain progress line ('loaded run ... (4 of 8, 6 s)') is printed every few seconds the
-    # replay takes: how many depends on the machine's load, so they are bounded apart.
+    # replay takes: how many depends on the machine's load, so they are bounded apart. 40
+    # before the rows refused were said: nine of the sample's sources refuse some in a run.
     progress = [line for line in replayed.stderr.splitlines() if line.startswith("loaded run ")]
     lines = [
         line
         for line in replayed.stdout.splitlines() + replayed.stderr.splitlines()
         if line not in progress
     ]
-    assert len(lines) <= 40, "\n".join(lines)
+    assert len(lines) <= 48, "\n".join(lines)
     assert len(progress) <= RUNS
 
 
