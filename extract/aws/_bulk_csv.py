@@ -24,6 +24,18 @@ HEAD_LINES = len(METADATA_KEYS) + 1
 # passes and the per-read work are the same); 4 MiB keeps the peak low.
 BLOCK_SIZE = 4 << 20
 NEWLINE = b"\n"
+# The most bytes a file's six head lines are read from: AWS's take about 3 KB (the column
+# header 2 KB); a file with no line break in them is refused as cut off, not read whole.
+HEAD_MAX_BYTES = 64 << 10
+# What a file that is no CSV text begins with: gzip's magic (an answer coded although asked
+# for as it is), a UTF-16 byte order mark.
+GZIP_MAGIC = b"\x1f\x8b"
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+# What to do about a file that is not a price list: AWS's own files are UTF-8 CSV.
+FETCH_AGAIN = (
+    "run again to fetch it again; if it comes back the same, check CHIPCOST_AWS_PRICE_LIST_URL "
+    "and any proxy between chipcost and it"
+)
 
 
 @dataclass(frozen=True)
@@ -75,20 +87,51 @@ def parse_head(lines: list[str], where: str) -> CsvHead:
 
 
 def read_head(path: Path, where: str) -> CsvHead:
-    with path.open("r", encoding="utf-8", newline="") as handle:
-        lines = [line for line in (handle.readline() for _ in range(HEAD_LINES)) if line]
-    return parse_head(lines, where)
+    """The head of a price list CSV file; a ParseError saying what the file is instead (gzip,
+    UTF-16, bytes that are not UTF-8), read from its first HEAD_MAX_BYTES."""
+    with path.open("rb") as handle:
+        start = handle.read(HEAD_MAX_BYTES)
+    return parse_head(head_lines(start, where), where)
 
 
 def split(data: bytes, where: str) -> tuple[CsvHead, str]:
     """A CSV payload as (head, body text)."""
+    head = parse_head(head_lines(data[:HEAD_MAX_BYTES], where), where)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError(f"{where} is not UTF-8 text ({exc}): fetch it again") from exc
-    lines = text.splitlines(keepends=True)
-    head = parse_head(lines[:HEAD_LINES], where)
+        raise ParseError(f"{where} is not UTF-8 text ({exc}): {FETCH_AGAIN}") from exc
     return head, text[len(head.text) :]
+
+
+def head_lines(start: bytes, where: str) -> list[str]:
+    """The first HEAD_LINES lines of a file that begins with `start`, as text; a ParseError
+    naming what the file is when it is no CSV text: the first thing a read of it does."""
+    if what := not_a_csv(start):
+        raise ParseError(f"{where} is {what}, not an AWS price list CSV: {FETCH_AGAIN}")
+    lines = start.splitlines(keepends=True)[:HEAD_LINES]
+    text = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            text.append(line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            if not line.endswith((b"\n", b"\r")):  # cut at HEAD_MAX_BYTES: parse_head says
+                text.append(line.decode("utf-8", "replace"))
+                break
+            raise ParseError(
+                f"{where} is not UTF-8 text (line {number}: {exc}): {FETCH_AGAIN}"
+            ) from exc
+    return text
+
+
+def not_a_csv(start: bytes) -> str:
+    """What a file beginning with `start` is when it cannot be a price list CSV (gzip, UTF-16),
+    else ''."""
+    if start.startswith(GZIP_MAGIC):
+        return "gzip-compressed (sent coded, although chipcost asks for the file as it is)"
+    if start.startswith(UTF16_MARKS):
+        return "UTF-16 text"
+    return ""
 
 
 def rows(head: CsvHead, body: str, where: str) -> Iterator[dict[str, str]]:

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from chipcost.core.errors import SourceError
+from chipcost.core.errors import ChipcostError, SourceError
 from chipcost.core.payload import Payload
 from chipcost.extract.aws._bulk_csv import CsvHead, Selection, filter_file, read_head, rows, split
 from chipcost.extract.aws._files import download, get_json
@@ -28,6 +28,11 @@ EC2_OFFER = "AmazonEC2"
 MEGABYTE = 1 << 20
 # Progress is reported every this many bytes of a download (a 300 MB file: ~10 messages).
 PROGRESS_STEP = 32 * MEGABYTE
+# A downloaded file refused (not a price list, or not the columns needed) is archived cut to
+# this, as a payload of this kind: enough to see what came (a page, gzip, UTF-16) without
+# keeping 300 MB that AWS keeps at its versioned URL.
+KEPT_BYTES = MEGABYTE
+REFUSED = "refused"
 
 Progress = Callable[[str], None]
 
@@ -119,7 +124,9 @@ def region_extract(
     cached = _ExtractCache(files.download_dir, url, selection.fingerprint())
     found = cached.read() if cache else None
     if found is None:
-        found = _download_and_filter(files, url, selection, cached, progress, request)
+        found = _download_and_filter(
+            ctx, files, url, selection, cached, progress, request, fetched_at
+        )
         if cache:
             cached.write(*found)
     data, original = found
@@ -133,12 +140,14 @@ def region_extract(
 
 
 def _download_and_filter(
+    ctx: FetchContext,
     files: PublicFiles,
     url: str,
     selection: Selection,
     cached: _ExtractCache,
     progress: Progress,
     request: dict[str, Any],
+    fetched_at: datetime | None,
 ) -> tuple[bytes, dict[str, Any]]:
     raw = cached.raw_path()
     label = request.get("region", url)
@@ -152,8 +161,33 @@ def _download_and_filter(
             raise SourceError(missing_message(where, missing, head))
         progress(f"filtering {label} ({fetched.bytes / MEGABYTE:,.0f} MB)")
         return filter_file(raw, selection, head, where), fetched.describe()
+    except SourceError as exc:
+        request = {**request, "original": fetched.describe()}
+        raise _kept(ctx, raw, url, request, fetched_at, exc) from exc
     finally:
         raw.unlink(missing_ok=True)  # the extract is what is kept; AWS keeps the original
+
+
+def _kept(
+    ctx: FetchContext,
+    raw: Path,
+    url: str,
+    request: dict[str, Any],
+    fetched_at: datetime | None,
+    exc: SourceError,
+) -> SourceError:
+    """The refusal of a downloaded file, its first KEPT_BYTES archived as a payload of kind
+    REFUSED (a parse passes over it; a backfill fetches the region again) for a look at what
+    came: an error page, a coded or UTF-16 file."""
+    request = {**request, "kind": REFUSED, "refused_kind": request.get("kind"), "why": str(exc)}
+    try:
+        with raw.open("rb") as handle:
+            start = handle.read(KEPT_BYTES)
+        kept = ctx.archive.write(start, url, fetched_at=fetched_at, ext="csv", request=request)
+    except (ChipcostError, OSError) as failed:
+        return SourceError(f"{exc} (it could not be archived: {failed})")
+    cut = f"its first {len(start):,} bytes are" if len(start) < raw.stat().st_size else "it is"
+    return SourceError(f"{exc} ({cut} archived as {kept.ref})")
 
 
 def missing_message(where: str, missing: list[str], head: CsvHead) -> str:

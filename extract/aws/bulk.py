@@ -17,6 +17,7 @@ from chipcost.extract.aws._bulk_csv import CsvHead, rows, split
 from chipcost.extract.aws._bulk_fetch import (
     EC2_OFFER,
     OFFER_INDEX_PATH,
+    REFUSED,
     archive_json,
     archive_region_index,
     extract_skus,
@@ -132,8 +133,8 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
     plans: list[tuple[Payload, CsvHead, str]] = []
     versions: dict[str, set[str]] = {}
     for payload in payloads:
-        if payload.data.lstrip()[:1] == b"{":
-            continue
+        if payload.data.lstrip()[:1] == b"{" or payload.request.get("kind") == REFUSED:
+            continue  # an index, or a file the fetch refused (archived to look at)
         where = f"{SOURCE_NAME}: payload {payload.ref or payload.name or '?'} ({payload.url})"
         head, body = split(payload.data, where)
         versions.setdefault(head.offer_code, set()).add(head.version)

@@ -7,6 +7,7 @@ ETag: resume, verification and the error messages are exercised over real HTTP.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import shutil
 from pathlib import Path
@@ -18,6 +19,7 @@ from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.extract._http import MAX_ATTEMPTS
 from chipcost.extract.aws import _public as _aws_public
 from chipcost.extract.aws import bulk as aws_bulk
+from chipcost.extract.aws._bulk_fetch import KEPT_BYTES
 from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
 from tests.sources import STAMP, context
@@ -260,3 +262,39 @@ def test_an_index_naming_a_path_out_of_the_price_list_is_refused(tmp_path, serve
             )
     assert victim.read_text() == "kept"
     assert "an index names" in str(failed.value)
+
+
+def _utf16(text: bytes) -> bytes:
+    return text.decode("utf-8").encode("utf-16")
+
+
+def _one_latin1_byte(text: bytes) -> bytes:
+    return text.replace(b'"v1.0"', b'"v1.0\xe9"', 1)  # in the first line
+
+
+@pytest.mark.parametrize(
+    ("served", "said"),
+    [
+        (gzip.compress, "is gzip-compressed"),  # a Content-Encoding: gzip left undone
+        (_utf16, "is UTF-16 text"),
+        (_one_latin1_byte, "is not UTF-8 text (line 1"),
+    ],
+)
+def test_a_region_file_that_is_no_utf8_csv_is_named_and_kept_in_the_archive(
+    tmp_path, served_root, served, said
+):
+    recorded = served_root / EAST_CSV.lstrip("/")
+    sent = served(recorded.read_bytes())
+    recorded.write_bytes(sent)
+    with serve(served_root) as server:
+        with pytest.raises(SourceError) as failed:
+            aws_bulk.fetch(context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url))
+    message = str(failed.value)
+    assert said in message and server.url + EAST_CSV in message  # the version is in its path
+    assert "run again" in message and "CHIPCOST_AWS_PRICE_LIST_URL" in message
+    manifest = read_manifest(tmp_path / "archive" / STAMP / SOURCE)
+    [kept] = [e for e in manifest["payloads"] if e["request"]["kind"] == "refused"]
+    assert f"{STAMP}/{SOURCE}/{kept['name']}" in message
+    archived = gzip.decompress((tmp_path / "archive" / STAMP / SOURCE / kept["name"]).read_bytes())
+    assert archived == sent[:KEPT_BYTES] and kept["request"]["region"] == "us-east-1"
+    assert kept["request"]["original"]["sha256"] == hashlib.sha256(sent).hexdigest()

@@ -154,6 +154,26 @@ def test_an_interrupted_backfill_resumes_where_it_stopped(tmp_path):
     assert history(tmp_path / "w.duckdb", "p5.48xlarge")[-1][0] == utc("2025-06-01")
 
 
+def test_a_file_that_is_not_utf8_stops_its_version_in_one_line_and_is_archived(tmp_path):
+    # UTF-16, as a server or a proxy may re-encode it: it was a UnicodeDecodeError traceback,
+    # the file lost; then the same command, once the file is right, loads the version.
+    served = tmp_path / "served"
+    shutil.copytree(FIXTURES, served)
+    recorded = served / V3_CSV.lstrip("/")
+    recorded.write_bytes(recorded.read_text("utf-8").encode("utf-16"))
+    with serve(served) as server:
+        first = run(tmp_path, server.url)
+        assert [o.status for o in first] == ["loaded", "loaded", "failed"]
+        message = first[-1].message
+        assert "is UTF-16 text" in message and V3_CSV in message and "run again" in message
+        ref = re.search(r"archived as (\S+\.csv\.gz)", message)[1]
+        assert (tmp_path / "archive" / ref).is_file()
+        shutil.copy(FIXTURES / V3_CSV.lstrip("/"), recorded)
+        second = run(tmp_path, server.url)
+    assert [o.status for o in second] == ["already loaded", "already loaded", "loaded"]
+    assert history(tmp_path / "w.duckdb", "p5.48xlarge")[-1][0] == utc("2025-06-01")
+
+
 def test_since_picks_the_versions_in_effect_from_that_date():
     import json
 
