@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from chipcost.transform.validate import validate_batches
 from chipcost.warehouse.db import checkpoint, maintain
 from chipcost.warehouse.lake import lost
 from chipcost.warehouse.load import LoadedFrom, load_run, loaded_sources, replay_conflict
+from chipcost.warehouse.rejects import kinds_said, reason_kinds
 from chipcost.warehouse.run_rows import insert_attempt
 
 log = logging.getLogger("chipcost.collect")
@@ -273,15 +273,17 @@ def _validate(batch: list[_Parsed], settings: Settings) -> None:
 def _all_refused(result: SourceResult) -> None:
     """A listing whose every row was refused fails its source: a change of the provider's
     format reads so, and taking it as every offer withdrawn would empty the provider. The
-    refused rows are kept in `rejects` with their reasons; the prices already held stand."""
-    reason, _ = Counter(r.reason for r in result.rejects).most_common(1)[0]
+    refused rows are kept in `rejects` with their reasons, said here by kind; the prices
+    already held stand. The format changes found in its payloads end the message."""
+    kinds = kinds_said(reason_kinds((r.reason, 1) for r in result.rejects))
     result.status, result.seen_keys = FAILED, set()
-    result.message = (
-        f"{result.source}: every one of its {len(result.rejects)} rows was refused (the most "
-        f"common reason: {reason[:200]}): a listing whose every row is refused is taken as a "
-        "change of its format, not as every offer withdrawn; the prices already held are "
-        "kept, the refused rows are in the rejects table. If it lasts, report it"
+    message = (
+        f"{result.source}: every one of its {len(result.rejects):,} rows was refused ({kinds}): "
+        "a listing whose every row is refused is taken as a change of its format, not as "
+        "every offer withdrawn; the prices already held are kept, the refused rows are in the "
+        "rejects table. If it lasts, report it"
     )
+    result.message = _with_drift(message, result.notes)
 
 
 @contextmanager

@@ -83,16 +83,23 @@ def shared(values: tuple[str, ...]) -> str:
 
 def refused_said(kinds: list[tuple[str, int]], *, said: int = KINDS_SAID) -> str:
     """'43 rows refused: 30 for unit '1 Second' is not '1 Hour', 13 for currency 'EUR' is
-    not USD': the count, then the most common kinds with their rows, the others counted."""
+    not USD': the count, then the most common kinds with their rows (kinds_said); one kind
+    alone is said without its count, the line's own."""
     total = sum(rows for _, rows in kinds)
     if len(kinds) == 1:
         return f"{rows_of(total)} refused: {kinds[0][0][:200]}"
+    return f"{rows_of(total)} refused: {kinds_said(kinds, said=said)}"
+
+
+def kinds_said(kinds: list[tuple[str, int]], *, said: int = KINDS_SAID) -> str:
+    """'30 for unit '1 Second' is not '1 Hour', 13 for currency 'EUR' is not USD': the most
+    common kinds with their rows, the others counted together."""
     shown = ", ".join(f"{rows:,} for {kind[:200]}" for kind, rows in kinds[:said])
     if len(kinds) > said:
         rest = sum(rows for _, rows in kinds[said:])
         others = len(kinds) - said
         shown += f", {rest:,} for {others:,} other reason{'s' if others > 1 else ''}"
-    return f"{rows_of(total)} refused: {shown}"
+    return shown
 
 
 def rows_of(count: int) -> str:

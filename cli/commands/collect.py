@@ -373,8 +373,11 @@ class _Source:
         from chipcost.warehouse.rejects import is_refused_said
 
         self.statuses[result.status] += 1
-        texts = [(printable(n), False) for n in dict.fromkeys(result.notes)]
-        if result.status not in (OK, ALREADY_LOADED):
+        failed = result.status not in (OK, ALREADY_LOADED)
+        # A note its failure message ends with (a format change, sources.md) is said there once.
+        notes = [n for n in dict.fromkeys(result.notes) if not (failed and n in result.message)]
+        texts = [(printable(n), False) for n in notes]
+        if failed:
             texts.insert(0, (f"{result.status}: {printable(result.message)}", True))
         for text, message in texts:
             said = _Said(message=message, refused=is_refused_said(text))
