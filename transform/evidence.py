@@ -322,11 +322,36 @@ def _preference(point: Point, mine: list[Reading], theirs: list[Reading]) -> tup
     return (bounds, point.shape[0] == "dataset", kinds[1], kinds[0], *order)
 
 
+def _publication(reading: Reading) -> tuple[bool, str, str]:
+    """The document a figure was published in (one MLPerf round, one InferenceX run, one NeMo
+    release), newest last: its date (undated first) and its source."""
+    date = reading.source_date or "undated"
+    return date != "undated", date, reading.source
+
+
+def one_publication(
+    mine: list[Reading], theirs: list[Reading]
+) -> tuple[list[Reading], list[Reading]]:
+    """Both sides' figures at a point, of one publication where both have figures in one:
+    only those are set against each other (the newest such, where several are), not one
+    chip's MLPerf v6.0 result against the other's v5.1. Where no publication holds both,
+    every figure of each."""
+    shared = {_publication(r) for r in mine} & {_publication(r) for r in theirs}
+    if not shared:
+        return mine, theirs
+    newest = max(shared)
+    return (
+        [r for r in mine if _publication(r) == newest],
+        [r for r in theirs if _publication(r) == newest],
+    )
+
+
 def matched(a_readings: list[Reading], b_readings: list[Reading]) -> Match | None:
     """The point both chips are published at, chosen the same whichever chip is A: of every
     point either chip has a figure at where the other has one too, the first by the
-    preference above. Each side's figures there are all its figures at that point; the
-    answer rests on each side's best there (its frontier, Match.figure)."""
+    preference above. Each side's figures there are its figures at that point, of one
+    publication where both have figures in one (one_publication); the answer rests on each
+    side's best there (its frontier, Match.figure)."""
     found: list[tuple[tuple, Point, list[Reading], list[Reading]]] = []
     # Each figure's point worked out once, and each pair of points compared once: a chip has
     # hundreds of figures at a few dozen points.
@@ -335,8 +360,9 @@ def matched(a_readings: list[Reading], b_readings: list[Reading]) -> Match | Non
     points = {p for p, _ in (*a_points, *b_points)}
     for point in points:
         alike = {p for p in points if not differences(p, point)}
-        mine = [r for p, r in a_points if p in alike]
-        theirs = [r for p, r in b_points if p in alike]
+        mine, theirs = one_publication(
+            [r for p, r in a_points if p in alike], [r for p, r in b_points if p in alike]
+        )
         if mine and theirs:
             found.append((_preference(point, mine, theirs), point, mine, theirs))
     if not found:

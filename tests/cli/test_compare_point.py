@@ -74,6 +74,16 @@ def test_a_lower_bound_holds_where_only_one_chip_is_measured(db, pair):
     assert "≥829" in said and "≥: at least" in said
 
 
+@pytest.mark.parametrize("pair", [("MI300X", "H100-SXM"), ("H100-SXM", "MI300X")])
+def test_mlperf_results_of_one_round_are_set_against_each_other(db, pair):
+    """MI300X's best Server result is of MLPerf v6.0, which H100-SXM did not enter; both
+    entered v5.1, so v5.1's results answer (MI300X's 3,108, not v6.0's 3,183)."""
+    for row in _compare(db, *pair):
+        ids = [row[f"{side}_throughput_id_at_point"] for side in ("a", "b")]
+        assert all(i.startswith("mlperf-v5.1-") for i in ids), ids
+        assert "mlperf-v5.1-mangoboost-mi300xx8-llama2-70b-server" in ids
+
+
 def test_the_asked_point_is_said_in_the_header_and_notes(db):
     result = chipcost(
         "compare", "MI300X", "H100-SXM", *LLAMA, "--speed", "25", "--shape", "1k/1k",

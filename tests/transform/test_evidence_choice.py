@@ -95,3 +95,32 @@ def test_the_same_software_pair_said_is_the_one_with_the_fastest_slower_side():
     ]
     name, fa, fb = matched(a, b).same_software()
     assert (name, fa.throughput_id, fb.throughput_id) == ("trt", "a3", "b2")
+
+
+def _round(throughput_id: str, chip: str, source: str, date: str, tps: float, rank: int):
+    return Reading(
+        throughput_id=throughput_id, chip=chip, model="llama-3-70b", workload="inference",
+        kind="benchmark", origin="reference", tokens_per_second_per_chip=tps, source=source,
+        source_date=date, precision="fp8", chips=8, choice_rank=rank,
+    )  # fmt: skip
+
+
+def test_where_both_chips_have_figures_of_one_round_only_those_are_set_against_each_other():
+    # A's best is of the newer round, which B did not enter: A's figure of the round both
+    # entered answers, whichever chip is named first, and its range is of that round alone.
+    a = [
+        _round("a-v6", "A", "MLPerf Inference v6.0", "2026-03-26", 3183.0, 1),
+        _round("a-v51", "A", "MLPerf Inference v5.1", "2025-09-09", 3108.0, 2),
+        _round("a-v41", "A", "MLPerf Inference v4.1", "2024-08-28", 2629.0, 3),
+    ]
+    b = [
+        _round("b-v51", "B", "MLPerf Inference v5.1", "2025-09-09", 3821.0, 1),
+        _round("b-v41", "B", "MLPerf Inference v4.1", "2024-08-28", 2701.0, 2),
+    ]
+    match = matched(a, b)
+    assert [r.throughput_id for r in match.a] == ["a-v51"]  # the newest round both entered
+    assert [r.throughput_id for r in match.b] == ["b-v51"]
+    assert matched(b, a).figure("b").throughput_id == "a-v51"
+    # no round in common: every figure of each, A's best answering
+    other = [_round("b-v7", "B", "MLPerf Inference v7.0", "2026-09-01", 3821.0, 1)]
+    assert matched(a, other).figure("a").throughput_id == "a-v6"
