@@ -428,11 +428,16 @@ def _print_source_summaries(console: Screen, outcomes: list) -> None:
     statuses = Counter(
         "ok" if set(s.statuses) <= {OK, ALREADY_LOADED} else "not ok" for s in sources.values()
     )
+    # Runs of different archives hold different sources: one absent from some runs is ok in
+    # those that held it, not in every run.
+    some = sum(1 for s in sources.values() if s.statuses.total() < runs)
     every = " in every run" if runs > 1 else ""
+    held = f" ({some} of them in only some runs)" if some else ""
+    every += " that held them" if some else ""
     counted = "what several runs said, once with their count; " if runs > 1 else ""
     failed = statuses["not ok"]
     console.say(
-        f"sources {over}: {len(sources)}, {statuses['ok']} ok{every}"
+        f"sources {over}: {len(sources)}{held}, {statuses['ok']} ok{every}"
         + (f", {failed} failed or skipped{' in some' if runs > 1 else ''}" if failed else "")
         + f" ({counted}--verbose: every note, and the table of sources)"
     )

@@ -153,3 +153,30 @@ def test_what_does_not_fit_the_width_is_counted():
     said = " ".join(printed([outcome(0, source("a", notes=notes))], width=80).split())
     assert "a ok: note number 0 says something long enough to fill a line; 4 more notes" in said
     assert "note number 1" not in said
+
+
+def test_sources_absent_from_some_runs_are_ok_in_the_runs_that_held_them():
+    """On 444acd6f eight old runs of 15 sources and eight of 48 printed '48, 48 ok in every
+    run', though 33 of them were in eight runs only."""
+    old = [outcome(n, source("a"), source("b")) for n in range(2)]
+    new = [outcome(n, source("a"), source("b"), source("c"), source("d")) for n in range(2, 4)]
+    said = printed([*old, *new])
+    assert (
+        "sources over the 4 runs: 4 (2 of them in only some runs), 4 ok in every run that held "
+        "them ("
+    ) in said
+    assert "sources over the 2 runs: 2, 2 ok in every run (" in printed(old)
+
+
+def test_a_replay_of_runs_holding_different_sources_says_so(run, tmp_path):
+    archive = tmp_path / "archive"
+    first, second = warehouses.sample_runs()[:2]
+    shutil.copytree(first / "lambda", archive / first.name / "lambda")
+    for name in ("lambda", "latitude", "modal"):
+        shutil.copytree(second / name, archive / second.name / name)
+    done = run("collect", "--replay", str(archive), "--db", str(tmp_path / "w.duckdb"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = " ".join(done.stdout.split())
+    assert "sources over the 2 runs: 3 (2 of them in only some runs), 3 ok in every run that " in (
+        said
+    )
