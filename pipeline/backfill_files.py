@@ -27,6 +27,7 @@ from chipcost.extract.aws._bulk_parse import ec2_selection
 from chipcost.extract.aws._files import NotPublished, get_json
 from chipcost.extract.aws._public import PublicFiles, public_files
 from chipcost.extract.base import FetchContext
+from chipcost.pipeline.refusals import disk_message
 
 SOURCE = aws_bulk.SOURCE
 # Where AWS lists every version of the EC2 offer, when the offer index does not say.
@@ -263,4 +264,6 @@ class Fetcher:
                 fetch_region(ctx, files, version, plan, region, self.indexes)
         except ChipcostError as exc:
             return str(exc)
+        except OSError as exc:  # a full or read-only disk: the version stops, naming it
+            return disk_message(SOURCE.name, exc)
         return ""

@@ -40,9 +40,17 @@ def mark_pending(settings: Settings, stamp: str) -> None:
         "pid": os.getpid(),
         "started_at": datetime.now(UTC).isoformat(),
     }
-    part = directory / f"{stamp}.json.part"
-    part.write_text(json.dumps(body, indent=1), encoding="utf-8")
-    os.replace(part, directory / f"{stamp}.json")
+    marker = directory / f"{stamp}.json"
+    part = marker.with_name(marker.name + ".part")
+    try:
+        part.write_text(json.dumps(body, indent=1), encoding="utf-8")
+        os.replace(part, marker)
+    except OSError as exc:
+        part.unlink(missing_ok=True)  # a full disk leaves no part of a marker behind
+        if exc.filename:
+            raise
+        # a failed write() names no file: the marker's named, as the full disk's message says
+        raise OSError(exc.errno, exc.strerror, str(marker)) from exc
 
 
 def clear_pending(settings: Settings, stamp: str) -> None:

@@ -33,17 +33,19 @@ def not_empty(source: Source, parsed: ParseResult, payloads: list[Payload]) -> P
 
 
 def disk_message(name: str, exc: OSError) -> str:
-    """What a full, read-only or refused disk means for a source, and what to do."""
+    """What a full, read-only or refused disk means for a source, and what to do. The path is
+    the error's: one the error does not name is not guessed (the archive was named where the
+    downloads' disk was the full one)."""
     where = f" {exc.filename}" if exc.filename else ""
     if exc.errno in NO_ROOM:
         disk = f" (the file system at {mount_of(exc.filename)})" if exc.filename else ""
-        what = f"the disk holding{where or ' the archive'}{disk} is full"
+        what = f"the disk holding{where}{disk} is full" if where else "a disk is full"
         advice = "free some space, or point CHIPCOST_DATA_DIR (or CHIPCOST_ARCHIVE) elsewhere"
     elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        what = f"cannot write{where or ' to the archive'}"
+        what = f"cannot write{where or ' a file'}"
         advice = "make it writable, or point CHIPCOST_DATA_DIR (or CHIPCOST_ARCHIVE) elsewhere"
     else:
-        what = f"reading or writing{where or ' the archive'} failed"
+        what = f"reading or writing{where or ' a file'} failed"
         advice = "check the disk and the path"
     return (
         f"{name}: {what} ({exc.strerror or exc}): {advice}, then run again; nothing of this "

@@ -240,8 +240,16 @@ class _ExtractCache:
 
     def write(self, data: bytes, original: dict[str, Any]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.data.write_bytes(data)
-        self.meta.write_text(json.dumps(original, indent=1), "utf-8")  # written last: complete
+        try:
+            self.data.write_bytes(data)
+            self.meta.write_text(json.dumps(original, indent=1), "utf-8")  # last: complete
+        except OSError as exc:  # a full disk keeps no part of an extract
+            self.data.unlink(missing_ok=True)
+            self.meta.unlink(missing_ok=True)
+            if exc.filename:
+                raise
+            # a failed write() names no file: the extract's named, as a full disk's message says
+            raise OSError(exc.errno, exc.strerror, str(self.data)) from exc
         versions = self.directory.parent.parent  # .../AmazonEC2/<version>/<region>
         for old in versions.glob(f"*/{self.directory.name}/extract-*"):
             if old.parent != self.directory:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chipcost.core.disk import NO_ROOM
 from chipcost.core.errors import SourceError
 from chipcost.core.stopping import stopping
 from chipcost.extract._body import CutShort
@@ -151,6 +152,8 @@ def download(
             failure, wait = str(exc), exc.wait
         except httpx.TransportError as exc:
             failure, wait = f"{type(exc).__name__}: {exc}", None
+        except OSError as exc:
+            raise state.refused(exc) from exc
         stalled = 0 if state.size() > before else stalled + 1
         if stalled >= MAX_ATTEMPTS:
             raise SourceError(
@@ -229,6 +232,17 @@ class _PartState:
     def restart(self) -> None:
         self.part.unlink(missing_ok=True)
         self.etag, self.last_modified, self.total = "", "", None
+
+    def refused(self, exc: OSError) -> OSError:
+        """A write of the download the disk refused, naming the .part (a failed write() names
+        no file); with no room left the .part goes, and what it says of itself: a full disk
+        keeps no part of a payload, and the next run downloads the file again."""
+        if exc.errno in NO_ROOM:
+            self.part.unlink(missing_ok=True)
+            self.meta.unlink(missing_ok=True)
+        if exc.filename:
+            return exc
+        return OSError(exc.errno, exc.strerror, str(self.part))
 
 
 def _stream_once(
