@@ -44,6 +44,7 @@ from chipcost.warehouse.cost_per_token import (
     Figures,
     chips_with_prices,
     cost_rows,
+    derived_points,
     figures,
     model_parameters,
 )
@@ -272,7 +273,10 @@ def rank_cost(
     covered = known.chips()
     left = unrated(con, chips=ask.chips or None)
     kept = unrated_offers(con, chips=ask.chips or None) if left.count else []
-    check_chips(priced, covered, ask, left, kept)
+    check_chips(
+        priced, covered, ask, left, kept,
+        lambda chip: derived_points(con, chip, ask.model, ask.workload),
+    )  # fmt: skip
     parameters = model_parameters(con, ask.model)
     both = sorted(set(priced) & set(covered))
     evidence = Evidence(known.rows, parameters, ask.speed)

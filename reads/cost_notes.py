@@ -4,7 +4,7 @@ model fits, how the numbers are made and each chip's cheapest by SQL."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import duckdb
 
@@ -51,17 +51,20 @@ def _why_underived(chip: str, workload: str) -> str:
     return "and no dense peak (core/data/chips.csv) or parameter count to derive one"
 
 
-def _no_throughput(chip: str, ask: Ask) -> str:
+def _no_throughput(chip: str, ask: Ask, derived: str = "") -> str:
+    """Why `chip` has no figure at the point asked; `derived`: where chipcost derives its
+    figures (derived_points), said where a shape or precision asked leaves them out."""
     if ask.shape or ask.precision:  # figures there may be at other points
         voice = ask.voice
         asked = " and ".join(
             voice.option(name) for name in ("shape", "precision") if getattr(ask, name)
         )
+        own = f" (chipcost's own estimate of it is at {derived} only)" if derived else ""
         return (
             f"no throughput for {chip} on {ask.model} {ask.workload} at"
-            f"{point_label(ask.shape, ask.precision).lstrip(',')} (chipcost's own estimate is "
-            f"at 1,000 in / 1,000 out tokens, FP8 or BF16, only): leave out or change {asked}; "
-            f"`{suggested('throughput list', chip=chip, model=ask.model)}` shows its points"
+            f"{point_label(ask.shape, ask.precision).lstrip(',')}{own}: leave out or change "
+            f"{asked}; `{suggested('throughput list', chip=chip, model=ask.model)}` shows its "
+            "points"
         )
     return (
         f"no throughput for {chip} on {ask.model} {ask.workload}: no reference, no measurement, "
@@ -83,10 +86,13 @@ def check_chips(
     ask: Ask,
     left: Unrated = NONE_UNRATED,
     kept: Sequence[dict[str, object]] = (),
+    derived: Callable[[str], str] = lambda chip: "",
 ) -> None:
     """Each chip asked has a current price in US dollars and a throughput; `left`: the prices
     left out for want of a rate, said where they are the chip's, and `kept` those prices one
-    by one (warehouse.fx.unrated_offers), the chip's named in their own currency."""
+    by one (warehouse.fx.unrated_offers), the chip's named in their own currency; `derived`
+    says where a chip's figures are derived (derived_points), for a chip with none at the
+    shape or precision asked."""
     for chip in ask.chips:
         if chip not in priced and chip in left.chips:
             its = [row for row in kept if row["chip"] == chip]
@@ -99,7 +105,7 @@ def check_chips(
                 f"{', '.join(c for c in priced if c != UNKNOWN_CHIP) or 'none'}"
             )
         if chip not in covered:
-            raise NoMatch(_no_throughput(chip, ask))
+            raise NoMatch(_no_throughput(chip, ask, derived(chip)))
 
 
 def coverage_notes(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from chipcost.transform.derivation_fit import band_around, catalogue, group_names, size_group
 from chipcost.transform.derived_source import derived_parts
-from chipcost.transform.evidence import Estimate, Reading
+from chipcost.transform.evidence import Estimate, Reading, point_of, unlike_words
 
 
 def estimate_at(
@@ -24,7 +24,7 @@ def estimate_at(
     from chipcost.transform.derivation_error import derived_at
 
     if anchor.workload == "training":
-        return training_estimate(chip, readings)
+        return training_estimate(chip, readings, anchor)
     found = derived_at(chip, anchor, speed)
     if found is None:
         return None
@@ -43,11 +43,13 @@ def estimate_at(
         calibrated=bool(factor and factor.chip),
     )
     band = band_around(value, fitted.bands, names)
+    unlike = unlike_words(precision, point_of(anchor))
     if band is None:
         error = f"error unknown: no out-of-sample check of {vendor or 'its vendor'}'s chips"
-        return Estimate(value, None, error)
+        return Estimate(value, None, error, unlike)
     around, group, count = band
-    return Estimate(value, around, f"error measured out of sample on {count} checks, {group}")
+    error = f"error measured out of sample on {count} checks, {group}"
+    return Estimate(value, around, error, unlike)
 
 
 def _ceilings(
@@ -79,13 +81,17 @@ def _ceilings(
     return found or [float("inf")]
 
 
-def training_estimate(chip: str, readings: Sequence[Reading]) -> Estimate | None:
+def training_estimate(chip: str, readings: Sequence[Reading], anchor: Reading) -> Estimate | None:
     """`chip`'s derived training figure (calibrated on published training runs, else the assumed
-    MFU) as an estimate, saying how it was got; training's error has no band (its checks out of
-    sample are in docs/cost-per-token.md)."""
+    MFU) as an estimate, saying how it was got and the precision it is at where the anchor's
+    point is at another; training's error has no band (its checks out of sample are in
+    docs/cost-per-token.md)."""
     for reading in readings:
         if reading.chip == chip and reading.kind == "derived":
             method = derived_parts(reading.source)[0]
             method = method.removeprefix("chipcost derivation").lstrip(": ")
-            return Estimate(reading.tokens_per_second_per_chip, None, f"error unknown: {method}")
+            return Estimate(
+                reading.tokens_per_second_per_chip, None, f"error unknown: {method}",
+                unlike_words(reading.precision, point_of(anchor)),
+            )  # fmt: skip
     return None

@@ -400,16 +400,29 @@ class Estimate:
     value: float
     band: tuple[float, float] | None  # None: no out-of-sample check of its vendor family
     error: str  # 'error measured on 255 nvidia checks' or 'error unknown: ...'
+    # how it differs from the point it is set at ('at BF16-FP16, not the point's FP8': a
+    # chip's derived training figure); '' where it is derived at that point
+    unlike: str = ""
 
     def words(self, needed: float, *, least: bool = False) -> str:
         """'991-4,245 (all above the break-even) (error measured ...)'; where the break-even
         is only a lower bound (`least`), a band above it is not said to clear it."""
+        unlike = f" {self.unlike}" if self.unlike else ""
         if self.band is None:
-            return f"{self.value:,.0f} ({self.error})"
+            return f"{self.value:,.0f}{unlike} ({self.error})"
         low, high = self.band
         side = " (all above the break-even)" if low > needed and not least else ""
         side = " (all below the break-even)" if high < needed else side
-        return f"{low:,.0f}-{high:,.0f}{side} ({self.error})"
+        return f"{low:,.0f}-{high:,.0f}{unlike}{side} ({self.error})"
+
+
+def unlike_words(precision: str | None, point: Point) -> str:
+    """'at BF16-FP16, not the point's FP8' where a figure's precision class is not its point's,
+    else ''."""
+    mine = precision_class(precision)
+    if mine is None or point.precision is None or mine == point.precision:
+        return ""
+    return f"at {mine}, not the point's {point.precision}"
 
 
 @dataclass(frozen=True)

@@ -358,6 +358,25 @@ def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
+def derived_points(con: duckdb.DuckDBPyConnection, chip: str, model: str, workload: str) -> str:
+    """Where chipcost derives `chip`'s figures of `model` and `workload`, whatever the point
+    asked: '1,000 in / 1,000 out tokens, FP8' (inference), 'BF16-FP16' (training); '' where it
+    derives none."""
+    from chipcost.transform.precision import precision_class
+
+    found = execute(
+        con,
+        "SELECT DISTINCT precision, input_tokens, output_tokens FROM throughput "
+        "WHERE origin = 'derived' AND chip = $c AND model = $m AND workload = $w ORDER BY ALL",
+        {"c": chip, "m": model, "w": workload},
+    ).fetchall()
+    points = []
+    for precision, given, made in found:
+        shape = f"{given:,} in / {made:,} out tokens, " if given and made else ""
+        points.append(f"{shape}{precision_class(precision) or 'precision not stated'}")
+    return " or ".join(dict.fromkeys(points))
+
+
 def model_parameters(con: duckdb.DuckDBPyConnection, model: str) -> float | None:
     rows = execute(con, "SELECT parameters FROM models WHERE model = $m", {"m": model}).fetchall()
     return rows[0][0] if rows else None

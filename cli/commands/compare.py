@@ -202,10 +202,11 @@ def _figure(row: CostRow, bound: bool = False) -> str:
 def _estimate(found: Estimate | None) -> str:
     if found is None:
         return "no derived estimate"
+    unlike = f" {found.unlike}" if found.unlike else ""
     if found.band is None:
-        return f"derived estimate {found.value:,.0f} tok/s per chip ({found.error})"
+        return f"derived estimate {found.value:,.0f} tok/s per chip{unlike} ({found.error})"
     low, high = found.band
-    return f"derived estimate {low:,.0f}-{high:,.0f} tok/s per chip ({found.error})"
+    return f"derived estimate {low:,.0f}-{high:,.0f} tok/s per chip{unlike} ({found.error})"
 
 
 def _measure(result: CompareResult, chip: str, baseline: str, fixed: CostRow) -> str:

@@ -142,6 +142,45 @@ def test_a_precision_no_figure_of_a_chip_has_is_one_line(db):
 
 
 @pytest.mark.parametrize(
+    ("pair", "workload", "precision", "said"),
+    [
+        # H100-SXM is derived at FP8 (it has an FP8 peak), TPU-v6e at BF16 (it has none)
+        (("Trainium2", "H100-SXM"), "inference", "bf16",
+         "no throughput for H100-SXM on llama-3-70b inference at BF16-FP16 (chipcost's own "
+         "estimate of it is at 1,000 in / 1,000 out tokens, FP8 only)"),
+        (("TPU-v6e", "H100-SXM"), "inference", "fp8",
+         "no throughput for TPU-v6e on llama-3-70b inference at FP8 (chipcost's own estimate "
+         "of it is at 1,000 in / 1,000 out tokens, BF16-FP16 only)"),
+        # training's derived figure has no request shape
+        (("Trainium2", "H100-SXM"), "training", "fp8",
+         "no throughput for Trainium2 on llama-3-70b training at FP8 (chipcost's own estimate "
+         "of it is at BF16-FP16 only)"),
+    ],
+)  # fmt: skip
+def test_a_precision_refused_names_the_one_chipcost_derives_the_chip_at(
+    db, pair, workload, precision, said
+):
+    result = chipcost(
+        "compare", *pair, "--model", "llama-3-70b", "--workload", workload, "--precision",
+        precision, "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert said in " ".join(result.stderr.split())
+
+
+def test_an_estimate_at_another_precision_than_the_point_says_so(db):
+    """Trainium2's derived training figure is of BF16 MFU, set at H100-SXM's NeMo FP8 run."""
+    result = chipcost(
+        "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload", "training",
+        "--db", str(db), env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stdout.split())
+    assert "H100-SXM's point (sequence 8,192 tokens, steady-state, FP8" in said
+    assert "tok/s per chip at BF16-FP16, not the point's FP8" in said
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--shape", "1k"], "--shape '1k': give input/output tokens such as 1k/1k"),
