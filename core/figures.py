@@ -171,29 +171,48 @@ def point_label(shape: object, precision: object) -> str:
 DEFAULT_TTFT_NOTE = "2 s for prompts up to 2,048 tokens, 6 s beyond"
 
 
+# A time to first token as asked or as outputs print it: '2s', '500 ms', '1.5' (seconds),
+# 'first token within 2 s' (a header's words), '2,000 ms (--ttft)' (a note's).
+_TTFT_SAID = re.compile(
+    r"(?:first token )?(?:within )?(?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.?\d+)"
+    r"\s*(?P<unit>ms|s)?"
+)
+# A number without a unit is seconds up to this many: a larger one (2000) is milliseconds
+# typed without their unit far more often than a wait of half an hour, and is not guessed.
+BARE_TTFT_SECONDS = 60
+
+
 def ttft_value(value: object, option: str = COMMAND_LINE.name("ttft")) -> float | None:
-    """The asked time-to-first-token bound in milliseconds ('2s', '500ms', '1.5' seconds), or
-    None for the default per request shape."""
+    """The asked time-to-first-token bound in milliseconds ('2s', '500ms', '1.5' seconds, and
+    as outputs print it: 'first token within 2 s', '2,000 ms'), or None for the default per
+    request shape."""
     from chipcost.core.errors import UsageError
 
     if value is None:
         return None
-    text = str(value).strip().lower()
-    scale = 1.0
-    if text.endswith("ms"):
-        text = text.removesuffix("ms")
-    else:
-        text, scale = text.removesuffix("s"), 1000.0
-    try:
-        number = float(text) * scale
-    except ValueError:
-        number = float("nan")
-    if isinstance(value, bool) or not (1 <= number <= 3_600_000):
+    text = re.sub(r"\s*\(.*\)$", "", str(value).strip().lower())
+    said = _TTFT_SAID.fullmatch(text) if not isinstance(value, bool) else None
+    number = float(said["number"].replace(",", "")) if said else float("nan")
+    unit = said["unit"] if said else None
+    if said and unit is None and number > BARE_TTFT_SECONDS:
+        raise UsageError(
+            f"{option} {value!r}: a number without a unit is seconds, and "
+            f"{number:,g} s is no first-token bound; give {said['number']}ms for milliseconds "
+            f"(or {said['number']}s)"
+        )
+    number *= 1.0 if unit == "ms" else 1000.0
+    if not (1 <= number <= 3_600_000):
         raise UsageError(
             f"{option} {value!r}: give a time to first token such as 2s, 500ms or 1.5 (seconds), "
             "from 1 ms to an hour"
         )
     return number
+
+
+def ttft_words(ms: float) -> str:
+    """A time-to-first-token bound as outputs say it, and ttft_value takes back: '2 s',
+    '1.5 s', '500 ms', '2,000 s'."""
+    return f"{ms / 1000:,g} s" if ms >= 1000 else f"{ms:,g} ms"
 
 
 def speed_label(speed: str, model: str | None = None) -> str:

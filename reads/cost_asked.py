@@ -391,17 +391,26 @@ def checked(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
     }
 
 
+# What each of inference's own options is, as its refusal for training says it.
+_INFERENCE_ONLY = {
+    "speed": "a per-user speed of inference: training figures are at their one point",
+    "ttft": "a time to first token of inference: training figures are at their one point",
+    "shape": "a request shape of inference: training figures are at their sequence length",
+}
+
+
 def _point(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
-    """The request shape and precision class asked for (None: any), checked: a shape is
-    inference's only."""
+    """The request shape and precision class asked for (None: any), checked: a shape, a speed
+    and a time to first token are inference's only."""
     from chipcost.transform.precision import precision_asked
 
     shape = shape_value(asked.get("shape"), voice.name("shape"))
-    if shape is not None and workload_name(asked["workload"], "") == "training":
-        raise UsageError(
-            f"{voice.name('shape')} is a request shape of inference: training figures are "
-            f"at their sequence length; leave {voice.name('shape')} out for training"
-        )
+    if workload_name(asked["workload"], "") == "training":
+        for name, what in _INFERENCE_ONLY.items():
+            if asked.get(name) is not None:
+                raise UsageError(
+                    f"{voice.name(name)} is {what}; leave {voice.name(name)} out for training"
+                )
     return {
         "shape": shape,
         "precision": precision_asked(asked.get("precision"), voice.name("precision")),

@@ -11,7 +11,13 @@ import duckdb
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.commands import RATES, figure_added, model_size, suggested
 from chipcost.core.errors import NoMatch
-from chipcost.core.figures import DEFAULT_SPEED, DEFAULT_TTFT_NOTE, point_label, speed_label
+from chipcost.core.figures import (
+    DEFAULT_SPEED,
+    DEFAULT_TTFT_NOTE,
+    point_label,
+    speed_label,
+    ttft_words,
+)
 from chipcost.reads.cost_asked import Ask
 from chipcost.reads.price_notes import unconverted_words
 from chipcost.transform.cost import (
@@ -337,7 +343,7 @@ def speed_notes(ask: Ask, rows: list[CostRow], bounds: Collection[str] = ()) -> 
         note += default.replace("the default; ", "") if "the default" in label else default
     ttft = DEFAULT_TTFT_NOTE
     if ask.ttft is not None:
-        ttft = f"{ask.ttft:g} ms ({voice.option('ttft')})"
+        ttft = f"{ttft_words(ask.ttft)} ({voice.option('ttft')})"
     note += (
         f", first token within {ttft}: each chip's figure is the best point of its curves that "
         "meets both, interpolated between two measured points of one curve, never a single "

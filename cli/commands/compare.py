@@ -25,7 +25,7 @@ from chipcost.cli.price_cells import ESTIMATE_MARK
 from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.asks import COMPARE
-from chipcost.core.figures import DEFAULT_SPEED, point_label, speed_label
+from chipcost.core.figures import DEFAULT_SPEED, point_label, speed_label, ttft_words
 from chipcost.core.vocabulary import NO_TERM_WORDS, code_words, no_term_rest, pricing_words
 from chipcost.transform.change_words import change_words, leaning_notes
 from chipcost.transform.comparison import Comparison
@@ -285,7 +285,8 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     header = result.ranking.header
     at = ""
     if header.get("speed"):
-        ttft = f", first token within {header['ttft_ms']:g} ms" if header.get("ttft_ms") else ""
+        ttft = header.get("ttft_ms")
+        ttft = f", first token within {ttft_words(float(ttft))}" if ttft else ""
         label = speed_label(str(header["speed"]), str(header["model"]))
         point = point_label(header.get("shape"), header.get("precision"))
         at = f", {label}{ttft}{point} (--speed, --ttft, --shape, --precision to change)"

@@ -24,7 +24,7 @@ from chipcost.cli.render import print_note, shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.asks import COST, DEFAULT_RANKING_ROWS, MAX_LIMIT
 from chipcost.core.errors import NoMatch
-from chipcost.core.figures import point_label, speed_label
+from chipcost.core.figures import point_label, speed_label, ttft_words
 from chipcost.reads.rental_units import unit_of
 from chipcost.transform.change_words import leaning_notes
 from chipcost.transform.cost import cost_text
@@ -317,7 +317,8 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
         if header.get("speed")
         else ""
     )
-    at += f", first token within {header['ttft_ms']:g} ms" if header.get("ttft_ms") else ""
+    ttft = header.get("ttft_ms")
+    at += f", first token within {ttft_words(float(ttft))}" if ttft else ""
     at += point_label(header.get("shape"), header.get("precision"))
     console.say(
         f"cost per million tokens: {header['model']} {header['workload']}{at} ({header['scope']})",

@@ -629,3 +629,40 @@ def test_the_break_evens_share_is_of_the_figure_of_the_chip_that_must_reach_it(d
             share = line["break_even_tokens_per_second_per_chip"] / line["derived_estimate"]
             assert line["break_even_share_pct"] == pytest.approx(100 * share)
             assert line["break_even_share_pct"] > 100 or line["pricing_model"] != "on_demand"
+
+
+@pytest.mark.parametrize("said", ["first token within 2 s", "2 s", "2,000 ms (--ttft)", "2000ms"])
+def test_a_time_to_first_token_as_outputs_print_it_is_that_bound(db, said):
+    asked = ("compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload",
+             "inference", "--speed", "25", "--db", str(db))  # fmt: skip
+    given, plain = chipcost(*asked, "--ttft", said), chipcost(*asked, "--ttft", "2s")
+    assert given.returncode == 0, given.stderr
+    assert given.stdout == plain.stdout
+    assert ", first token within 2 s (--speed" in " ".join(given.stdout.split())
+
+
+def test_a_bare_number_of_a_time_to_first_token_is_seconds_up_to_a_minute(db):
+    asked = ("cost", "--model", "llama-3-70b", "--workload", "inference", "--db", str(db))
+    refused = chipcost(*asked, "--ttft", "2000")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "--ttft '2000': a number without a unit is seconds" in refused.stderr
+    assert "give 2000ms for milliseconds" in refused.stderr
+    seconds = chipcost(*asked, "--ttft", "1.5", env={"COLUMNS": "250"})
+    assert seconds.returncode == 0, seconds.stderr
+    assert "first token within 1.5 s (--ttft)" in " ".join(seconds.stdout.split())
+
+
+@pytest.mark.parametrize(("option", "value"), [("--ttft", "2s"), ("--speed", "25")])
+@pytest.mark.parametrize("command", ["cost", "compare"])
+def test_inferences_own_options_are_refused_for_training_as_the_shape_is(
+    db, command, option, value
+):
+    chips = ("Trainium2", "H100-SXM") if command == "compare" else ()
+    result = chipcost(
+        command, *chips, "--model", "llama-3-70b", "--workload", "training", option, value,
+        "--db", str(db),
+    )  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{option} is a" in result.stderr and f"leave {option} out for training" in (
+        result.stderr
+    )
