@@ -1,5 +1,6 @@
-"""What every source shares: provenance, price cells, counts, chip names, JSON shapes, loud
-failures (no I/O here: the price-file filter imports it without the archive)."""
+"""What every source shares: provenance, price cells (read in extract/_price_cell.py), counts,
+chip names, JSON shapes, loud failures (no I/O here: the price-file filter imports it without
+the archive)."""
 
 from __future__ import annotations
 
@@ -20,93 +21,16 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import OFFER_DEFAULTS, ParseResult, PriceRecord, Reject
 from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.extract._bounds import count_offer
+from chipcost.extract._price_cell import NOT_A_PRICE as NOT_A_PRICE
+from chipcost.extract._price_cell import PER_GPU as PER_GPU
+from chipcost.extract._price_cell import PER_INSTANCE as PER_INSTANCE
+from chipcost.extract._price_cell import PriceError as PriceError
+from chipcost.extract._price_cell import parse_price as parse_price
+from chipcost.extract._price_cell import price_of as price_of
+from chipcost.extract._price_cell import says_no_price as says_no_price
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
-# Cells that say "no price here" on purpose: a reject with a reason, never a parse error.
-NOT_A_PRICE = frozenset(
-    {
-        "",
-        "-",
-        "--",
-        "—",
-        "–",
-        "n/a",
-        "na",
-        "tbd",
-        "tba",
-        "contact sales",
-        "contact us",
-        "coming soon",
-        "sold out",
-        "unavailable",
-        "not available",
-        "on request",
-    }
-)
-# A cell of dashes alone ("—", "––") is a "no price" marker however many the page prints.
-DASHES = frozenset("-–—")
-_NUMBER = re.compile(r"\d[\d.,]*")
-_NEGATIVE = re.compile(r"(?i)^[-−]\s*(us\$|\$)?\s*\d")
-# Unit words and currency marks around a price: "$2.49/hr", "US$ 2.49 per GPU-hour", "2,49 USD".
-_DECORATION = re.compile(r"(?i)(us\$|\$|usd|/|per|gpu|hour|hr|h\b|from|starting at|at|-|\s)+")
-
-
-class PriceError(ValueError):
-    """A price cell that is neither a price nor a known "no price" marker."""
-
-
-def parse_price(text: str | float | int | None) -> float | None:
-    """USD amount in a price string; None for "Contact sales", "—", "N/A" or empty.
-
-    "$2.49/hr" -> 2.49, "2,49" -> 2.49 (decimal comma), "$1,234.50" -> 1234.5. Raises
-    PriceError (a ValueError) for text that is neither, such as "$2-3" or "call".
-    """
-    if text is None:
-        return None
-    if isinstance(text, int | float) and not isinstance(text, bool):
-        return _positive(float(text), str(text))
-    cleaned = " ".join(str(text).split())
-    if says_no_price(cleaned):
-        return None
-    if _NEGATIVE.match(cleaned):
-        raise PriceError(f"price {str(text)!r} is negative")
-    numbers = _NUMBER.findall(cleaned)
-    rest = _DECORATION.sub("", _NUMBER.sub("", cleaned))
-    if len(numbers) != 1 or rest:
-        raise PriceError(f"price {str(text)!r} is not one USD amount")
-    return _positive(_decimal(numbers[0], str(text)), str(text))
-
-
-def says_no_price(text: object) -> bool:
-    """A cell that says "no price here" on purpose ("Contact sales", "—", "N/A", empty): the
-    provider's word that it lists no price, not a price chipcost cannot read."""
-    cleaned = " ".join(str(text).split())
-    return cleaned.lower().rstrip(".") in NOT_A_PRICE or set(cleaned) <= DASHES
-
-
-def _decimal(number: str, original: str) -> float:
-    """'1,234.50' and '1.234,50' -> 1234.5; '2,49' -> 2.49; '1,234' -> 1234."""
-    number = number.rstrip(".,")
-    if "," in number and "." in number:
-        decimal_mark = "," if number.rfind(",") > number.rfind(".") else "."
-    elif number.count(",") == 1:
-        whole, fraction = number.split(",")
-        decimal_mark = "," if len(fraction) != 3 or whole == "0" else ""
-    else:
-        decimal_mark = "." if number.count(".") <= 1 else ""
-    thousands = {",": ".", ".": ",", "": ",."}[decimal_mark]
-    digits = number.translate(str.maketrans("", "", thousands))
-    try:
-        return float(digits.replace(",", ".") if decimal_mark == "," else digits)
-    except ValueError as exc:
-        raise PriceError(f"price {original!r} is not a number") from exc
-
-
-def _positive(value: float, original: str) -> float:
-    if not value > 0 or value != value or value == float("inf"):
-        raise PriceError(f"price {original!r} is not a positive amount")
-    return value
 
 
 def parse_count(text: str | float | int | None) -> int:
@@ -277,18 +201,6 @@ class ChipNames:
         stated = "none" if memory is None else f"{memory:g} GB"
         at = ", ".join(f"{gb:g} GB {chip}" for chip, gb in needed)
         return f"{spelling} (needs its memory: {at}; stated {stated})"
-
-
-def price_of(text: object, what: str) -> tuple[float | None, str]:
-    """(USD amount, "") or (None, why not): "Contact sales" and "—" are reasons, not errors."""
-    try:
-        value = parse_price(text)  # type: ignore[arg-type]
-    except PriceError as exc:
-        return None, f"{what}: {exc}"
-    if value is None:
-        shown = " ".join(str(text).split()) if text is not None else "nothing"
-        return None, f"{what}: no price listed ({shown or 'empty'})"
-    return value, ""
 
 
 def json_price(value: object, what: str) -> tuple[float | None, str]:

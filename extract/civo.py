@@ -11,7 +11,14 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb
+from chipcost.extract._kit import (
+    PER_INSTANCE,
+    host_spec,
+    parse_count,
+    price_of,
+    require_columns,
+    size_gb,
+)
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
 
 SOURCE_NAME = "civo"
@@ -105,7 +112,7 @@ def offers(row: Row, page: Page) -> list[Item]:
             said = "on demand" if term == "none" else f"{term} commitment"
             made.append(Skip(f"{said}: not offered (N/A)", name))
             continue
-        price, why = price_of(text, f"{name} {term}")
+        price, why = price_of(text, f"{name} {term}", PER_INSTANCE)
         if price is None:
             made.append(page.reject(why, shown, name))
             continue

@@ -10,7 +10,15 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import host_spec, parse_count, price_of, require_columns, size_gb, slug
+from chipcost.extract._kit import (
+    PER_INSTANCE,
+    host_spec,
+    parse_count,
+    price_of,
+    require_columns,
+    size_gb,
+    slug,
+)
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
 
 SOURCE_NAME = "coreweave"
@@ -156,7 +164,8 @@ def offers(row: Row, page: Page) -> list[Item]:
     chip = page.chip(row.name, vram)
     made: list[Item] = []
     for model, text in row.prices.items():
-        price, why = price_of(text, f"{row.name} {model.replace('_', '-')}")
+        # Each price is the instance's: a cell saying "/GPU" or "From" is refused, not read.
+        price, why = price_of(text, f"{row.name} {model.replace('_', '-')}", PER_INSTANCE)
         if price is None:
             made.append(page.reject(why, shown, row.product))
             continue

@@ -13,7 +13,7 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import PriceError, parse_price, require_columns, size_gb
+from chipcost.extract._kit import PER_GPU, PriceError, parse_price, require_columns, size_gb
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
 
 SOURCE_NAME = "crusoe"
@@ -136,7 +136,7 @@ def _row(item: Element, columns: list[str]) -> Row:
 
 def _price(text: str) -> float | None:
     """USD per GPU-hour of a cell, None for "Contact sales"; PriceError for anything else."""
-    price = parse_price(text)
+    price = parse_price(text, PER_GPU)
     if price is not None and not BASIS.search(text):
         raise PriceError(f"price {text!r} is not per GPU-hour (the list writes '$N/GPU-hr')")
     return price

@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import price_of
+from chipcost.extract._kit import PER_GPU, price_of
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "gmicloud"
@@ -61,7 +61,7 @@ def offers(card: Card, page: Page) -> list[Item]:
     per = UNITS.get(card.unit.strip().lower())
     if per is None:
         return [page.reject(f"{name}: price unit {card.unit!r} is not a GPU-hour", shown, name)]
-    price, why = price_of(FROM.sub("", card.price), f"{name} price")
+    price, why = price_of(FROM.sub("", card.price), f"{name} price", PER_GPU)
     if price is None:
         return [page.reject(why, shown, name)]
     extra = {

@@ -13,6 +13,8 @@ from chipcost.extract._formats import Format, Rows
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import (
+    PER_GPU,
+    PER_INSTANCE,
     host_spec,
     parse_count,
     price_of,
@@ -290,14 +292,14 @@ def _page_offer(row: dict[str, Any], page: Page) -> Item:
         count = parse_count(count_text)
     except ValueError as exc:
         return page.reject(str(exc), cells, sku)
-    price, why = price_of(row["price"], f"{sku}: price")
+    per_gpu = row["per_gpu"]
+    price, why = price_of(row["price"], f"{sku}: price", PER_GPU if per_gpu else PER_INSTANCE)
     if price is None:
         return page.reject(why, cells, sku)
     form = FORM_WORDS.search(gpu)
     model = FORM_WORDS.sub("", gpu).strip()
     memory = re.match(r"\s*(\d+)", row["vram"])
     chip = page.chip(gpu, float(memory[1]) if memory else None)
-    per_gpu = row["per_gpu"]
     total = price * count if per_gpu else price
     unit = "per GPU-hour" if per_gpu else "per instance-hour"
     return page.record(

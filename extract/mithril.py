@@ -13,6 +13,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import (
+    PER_INSTANCE,
     field_names,
     host_spec,
     load_json,
@@ -123,7 +124,7 @@ def offers(types: dict[str, dict[str, Any]], auction: Any, page: Page) -> list[I
         return [page.reject(f"{name}: {exc}", auction, name)]
     # Prices come as dollar strings ("$12.00"): the one place this API writes a currency mark.
     price, why = price_of(
-        auction.get("last_instance_price"), f"{name} {region} last_instance_price"
+        auction.get("last_instance_price"), f"{name} {region} last_instance_price", PER_INSTANCE
     )
     if price is None:
         return [page.reject(why, auction, name)]
@@ -147,7 +148,7 @@ def offers(types: dict[str, dict[str, Any]], auction: Any, page: Page) -> list[I
 
 
 def _extra(kind: dict, auction: dict) -> dict[str, Any]:
-    minimum, _ = price_of(auction.get("min_bid_price"), "min_bid_price")
+    minimum, _ = price_of(auction.get("min_bid_price"), "min_bid_price", PER_INSTANCE)
     extra = {
         "price_basis": "per instance-hour: the auction's last clearing price",
         "auction": auction.get("fid"),

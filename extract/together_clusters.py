@@ -12,7 +12,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import price_of
+from chipcost.extract._kit import PER_GPU, price_of
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "together-clusters"
@@ -79,7 +79,7 @@ def offers(row: dict[str, Any], page: Page) -> list[Item]:
     name = re.sub(r"\bHGX\s+HGX\b", "HGX", cells[0])  # the page has written "HGX HGX"
     if len(cells) < 2:
         return [page.reject(f"{name}: the row has no price cell", cells, name)]
-    per_gpu, why = price_of(cells[1], f"{name}: price")
+    per_gpu, why = price_of(cells[1], f"{name}: price", PER_GPU)
     if per_gpu is None:
         return [page.reject(why, cells, name)]
     model = re.sub(r"^(?:NVIDIA|AMD)\s+", "", name, flags=re.IGNORECASE)

@@ -108,6 +108,12 @@ def test_a_page_without_gpu_rows_fails_instead_of_reporting_no_offers():
         ("Contact sales", "no price listed (Contact sales)"),
         ("—", "no price listed (—)"),
         ("$2-3", "is not one USD amount"),
+        # The instance's price column: a per-GPU price read as the 8-GPU instance's was 8x too
+        # cheap a chip, and a lowest price read as the price.
+        ("$18.00/GPU", "is per GPU, where this column is read as a price per instance"),
+        ("$18.00 per GPU-hour", "is per GPU"),
+        ("From $49.24", "is a lowest price ('From')"),
+        ("starting at $49.24/hr", "is a lowest price ('starting at')"),
     ],
 )
 def test_bad_price_cells_become_rejects(cell, reason):

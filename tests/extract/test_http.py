@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -20,6 +21,8 @@ from chipcost.core.settings import SourceSettings
 from chipcost.extract import _http
 from chipcost.extract._http import MAX_ATTEMPTS, USER_AGENT, get, http_client, retry_after
 from chipcost.extract._kit import (
+    PER_GPU,
+    PER_INSTANCE,
     PriceError,
     parse_count,
     parse_price,
@@ -374,6 +377,32 @@ def test_parse_price(text, price):
 def test_parse_price_refuses_what_is_not_a_price(text, why):
     with pytest.raises(PriceError, match=why):
         parse_price(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "per", "price"),
+    [
+        ("$2.49 / GPU / hr", PER_GPU, 2.49),
+        ("US$ 3.00 per GPU-hour", PER_GPU, 3.0),
+        (
+            "$18.00/GPU",
+            PER_INSTANCE,
+            "is per GPU, where this column is read as a price per instance",
+        ),
+        ("$18.00/hr per GPU", PER_INSTANCE, "is per GPU"),
+        ("$50.44/node", PER_GPU, "is per instance, where this column is read as a price per GPU"),
+        ("From $50.44", PER_INSTANCE, "is a lowest price ('From')"),
+        ("as low as $2.10/GPU/hr", PER_GPU, "is a lowest price ('as low as')"),
+        ("$50.44/hr", PER_INSTANCE, 50.44),
+        ("Contact sales", PER_INSTANCE, None),
+    ],
+)
+def test_a_price_cell_saying_another_unit_than_its_column_is_refused(text, per, price):
+    if isinstance(price, str):
+        with pytest.raises(PriceError, match=re.escape(price)):
+            parse_price(text, per)
+    else:
+        assert parse_price(text, per) == price
 
 
 @pytest.mark.parametrize(("text", "count"), [("8", 8), (1, 1), (2.0, 2), ("4x", 4)])

@@ -1,0 +1,138 @@
+"""Reading a price cell of a page: the amount, the provider's "no price" words, and what the
+cell says it prices (one GPU or the whole instance, or a lowest price) against what its parser
+reads it as."""
+
+from __future__ import annotations
+
+import re
+
+# Cells that say "no price here" on purpose: a reject with a reason, never a parse error.
+NOT_A_PRICE = frozenset(
+    {
+        "",
+        "-",
+        "--",
+        "—",
+        "–",
+        "n/a",
+        "na",
+        "tbd",
+        "tba",
+        "contact sales",
+        "contact us",
+        "coming soon",
+        "sold out",
+        "unavailable",
+        "not available",
+        "on request",
+    }
+)
+# A cell of dashes alone ("—", "––") is a "no price" marker however many the page prints.
+DASHES = frozenset("-–—")
+_NUMBER = re.compile(r"\d[\d.,]*")
+_NEGATIVE = re.compile(r"(?i)^[-−]\s*(us\$|\$)?\s*\d")
+# Currency marks, separators and the hour around a price: "$2.49/hr", "US$ 2.49 per hour",
+# "2,49 USD". Nothing that says what the price is for: those words are read, not thrown away.
+_DECORATION = re.compile(r"(?i)(us\$|\$|usd|/|per|hour|hr|h\b|at|-|\s)+")
+# What a parser states its price cells price (parse_price's `per`): one GPU, or the whole
+# instance (a node, a VM of N GPUs). A cell saying the other is refused, not read as it.
+PER_GPU, PER_INSTANCE = "GPU", "instance"
+# A cell's own word of what it prices: "/GPU", "per GPU-hour", "GPU/hr"; "/node", "per instance".
+_SAYS_PER = {
+    PER_GPU: re.compile(r"(?i)gpus?"),
+    PER_INSTANCE: re.compile(r"(?i)\b(?:instance|node|server|machine|vm)s?\b"),
+}
+# A lowest price, not a price: "From $50.44", "starting at $2", "as low as $1.10".
+_LOWER_BOUND = re.compile(r"(?i)\b(?:from|starting at|starts at|as low as)\b")
+
+
+class PriceError(ValueError):
+    """A price cell that is neither a price nor a known "no price" marker."""
+
+
+def parse_price(text: str | float | int | None, per: str | None = None) -> float | None:
+    """USD amount in a price string; None for "Contact sales", "—", "N/A" or empty.
+
+    "$2.49/hr" -> 2.49, "2,49" -> 2.49 (decimal comma), "$1,234.50" -> 1234.5. Raises
+    PriceError (a ValueError) for text that is neither, such as "$2-3" or "call". `per`: what
+    the parser reads the cell as pricing (PER_GPU, PER_INSTANCE); a cell that says it prices
+    the other ("$18.00/GPU" where an instance's price is read) or gives a lowest price ("From
+    $50.44") is refused. None: the cell's words of its unit and "from" are not read (a parser
+    that reads a lowest price on purpose, and says so in its record).
+    """
+    if text is None:
+        return None
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return _positive(float(text), str(text))
+    cleaned = " ".join(str(text).split())
+    if says_no_price(cleaned):
+        return None
+    if _NEGATIVE.match(cleaned):
+        raise PriceError(f"price {str(text)!r} is negative")
+    if per is not None:
+        _check_unit(cleaned, per, str(text))
+    numbers = _NUMBER.findall(cleaned)
+    words = _LOWER_BOUND.sub("", _SAYS_PER[PER_GPU].sub("", _NUMBER.sub("", cleaned)))
+    if len(numbers) != 1 or _DECORATION.sub("", words):
+        raise PriceError(f"price {str(text)!r} is not one USD amount")
+    return _positive(_decimal(numbers[0], str(text)), str(text))
+
+
+def _check_unit(cleaned: str, per: str, original: str) -> None:
+    """PriceError when a cell read as a price per `per` says it is a lowest price, or a price
+    per the other unit: a per-GPU price read as an 8-GPU instance's is 8 times too cheap."""
+    if bound := _LOWER_BOUND.search(cleaned):
+        raise PriceError(
+            f"price {original!r} is a lowest price ({bound[0]!r}), not the price of one offer: "
+            "not read as one"
+        )
+    for unit, says in _SAYS_PER.items():
+        if unit != per and says.search(cleaned):
+            raise PriceError(
+                f"price {original!r} is per {unit}, where this column is read as a price per "
+                f"{per}: not read as one"
+            )
+
+
+def says_no_price(text: object) -> bool:
+    """A cell that says "no price here" on purpose ("Contact sales", "—", "N/A", empty): the
+    provider's word that it lists no price, not a price chipcost cannot read."""
+    cleaned = " ".join(str(text).split())
+    return cleaned.lower().rstrip(".") in NOT_A_PRICE or set(cleaned) <= DASHES
+
+
+def _decimal(number: str, original: str) -> float:
+    """'1,234.50' and '1.234,50' -> 1234.5; '2,49' -> 2.49; '1,234' -> 1234."""
+    number = number.rstrip(".,")
+    if "," in number and "." in number:
+        decimal_mark = "," if number.rfind(",") > number.rfind(".") else "."
+    elif number.count(",") == 1:
+        whole, fraction = number.split(",")
+        decimal_mark = "," if len(fraction) != 3 or whole == "0" else ""
+    else:
+        decimal_mark = "." if number.count(".") <= 1 else ""
+    thousands = {",": ".", ".": ",", "": ",."}[decimal_mark]
+    digits = number.translate(str.maketrans("", "", thousands))
+    try:
+        return float(digits.replace(",", ".") if decimal_mark == "," else digits)
+    except ValueError as exc:
+        raise PriceError(f"price {original!r} is not a number") from exc
+
+
+def _positive(value: float, original: str) -> float:
+    if not value > 0 or value != value or value == float("inf"):
+        raise PriceError(f"price {original!r} is not a positive amount")
+    return value
+
+
+def price_of(text: object, what: str, per: str | None = None) -> tuple[float | None, str]:
+    """(USD amount, "") or (None, why not): "Contact sales" and "—" are reasons, not errors;
+    `per` as parse_price's."""
+    try:
+        value = parse_price(text, per)  # type: ignore[arg-type]
+    except PriceError as exc:
+        return None, f"{what}: {exc}"
+    if value is None:
+        shown = " ".join(str(text).split()) if text is not None else "nothing"
+        return None, f"{what}: no price listed ({shown or 'empty'})"
+    return value, ""
