@@ -93,11 +93,20 @@ _ATTR = re.compile(r"""[\s/]*([^\s/>=]+)\s*(?:=\s*("[^"]*"?|'[^']*'?|[^\s>]*))?"
 _CHARSET_IN = re.compile(r"""charset\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;"']+))""", re.I)
 
 
-def html_text(payload: Payload) -> str:
+class PageText(str):
+    """A page's text that knows the payload it was read from (`where`: its URL and archived
+    file), so that a refusal of the page names them (parse_html's of a page nested too deep)."""
+
+    where: str = ""
+
+
+def html_text(payload: Payload) -> PageText:
     """A web page's text as a browser reads it from its bytes (and the charset its answer
     declared, where the archive kept it)."""
     try:
-        return decode_html(payload.data, payload.charset)
+        text = PageText(decode_html(payload.data, payload.charset))
+        text.where = f"{payload.url} (archived as {payload.ref or payload.name or '?'})"
+        return text
     except ValueError as exc:
         raise ParseError(
             f"payload {payload.ref or payload.name or '?'} ({payload.url}) {exc}: report a "

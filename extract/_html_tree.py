@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from chipcost.core.errors import ParseError
 from chipcost.extract._html_depth import costlier_than
+from chipcost.extract._html_encoding import PageText
 
 # Text that is never a visible cell value: scripts and styles. Footnote markers (<sup>) are
 # kept apart so "4<sup>1</sup>" reads as 4 with footnote 1, not as 41.
@@ -45,9 +47,10 @@ _TOO_DEEP = (
 )
 
 
-class NestedTooDeep(RecursionError):
-    """A page nested too deep to build in time (MOST_STEPS): refused as a payload nested past
-    the reader's own recursion limit is (the collect names the source and calls it malformed)."""
+class NestedTooDeep(ParseError, RecursionError):
+    """A page nested too deep to build in time (MOST_STEPS): its source fails naming the page's
+    URL and archived file (a RecursionError still, as a payload nested past the reader's own
+    recursion limit is, for those that catch that)."""
 
 
 @dataclass(eq=False, slots=True)  # identity, not value: elements are dict keys and set members
@@ -111,7 +114,11 @@ def parse_html(text: str) -> Element:
     root = Element("#document")
     # Refused before lexbor builds it: 200 KB of nested <div> took 4 s to parse.
     if costlier_than(text, MOST_STEPS):
-        raise NestedTooDeep(_TOO_DEEP)
+        page = f"the page from {text.where}" if isinstance(text, PageText) else "a page"
+        raise NestedTooDeep(
+            f"{page} is nested too deeply to read: {_TOO_DEEP}; refused as malformed, no "
+            "provider's page is; if it lasts, report it"
+        )
     html = LexborHTMLParser(text).root
     if html is None:
         return root

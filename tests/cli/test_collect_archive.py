@@ -94,7 +94,9 @@ def test_a_page_nested_ten_thousand_deep_fails_its_source_as_malformed(tmp_path)
     _replaced(run_dir, "modal", ("<html><body>" + "<div>" * 10_000 + "</div>" * 10_000).encode())
     done = chipcost("collect", "--replay", str(run_dir.parent), "--db", str(tmp_path / "w.db"))
     said = " ".join((done.stdout + done.stderr).split())
-    assert "modal: a payload is nested too deeply to read" in said, said
+    # The page named by its URL and its archived file, as a JSON payload nested too deep is.
+    page = "https://modal.com/pricing (archived as 2026-11-21T060000Z/modal/0001.html.gz)"
+    assert f"modal failed: the page from {page} is nested too deeply to read" in said, said
     assert "bug in chipcost" not in said and "RecursionError" not in said
     assert "lambda ok" in said or "ok, nothing to note (1): lambda" in said
 
