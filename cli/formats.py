@@ -15,6 +15,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from enum import Enum, StrEnum
 from typing import IO, TYPE_CHECKING, Any
 
@@ -126,13 +127,16 @@ def numeric_columns(rows: Any, width: int) -> list[bool]:
 def _csv_cell(value: Any) -> str:
     """A CSV cell: as text_value, but NaN and infinities empty, as JSON's null; control and
     bidi characters out as the table has them (a provider's ESC, BEL or OSC 8 would reach
-    the terminal), then text a spreadsheet would run as a formula defused (numbers are left
-    as they are)."""
+    the terminal), then text a spreadsheet would run as a formula defused: a string, and a
+    list, object or interval written as text ('["a, -b"]'). Numbers are left as they are
+    (-3.5 stays a number)."""
     if isinstance(value, float) and not math.isfinite(value):
         return ""
     if isinstance(value, str):
         return spreadsheet_text(printable(value))
-    return printable(text_value(value))
+    if isinstance(value, int | float | Decimal | date | time):  # a bool is an int: true, false
+        return printable(text_value(value))
+    return spreadsheet_text(printable(text_value(value)))
 
 
 _CONTROL = re.compile(CONTROL)

@@ -25,8 +25,12 @@ CONTROL = (
 _BREAKS = re.compile(BREAKS)
 _CONTROL = re.compile(CONTROL)
 # A cell a spreadsheet runs as a formula: one that starts, after any spaces, with = + - or @,
-# or that starts with a tab or a carriage return. Written for Python's re and polars' alike.
-FORMULA = r"^(\s*[=+\-@]|[\t\r])"
+# or that starts with a tab or a carriage return; or one holding a ; or , followed (after any
+# spaces) by = + - or @, which a spreadsheet whose list separator it is splits into a cell
+# starting with a formula (";=1+2"). Searched, not matched at the start only; written for
+# Python's re and polars' alike, the one rule every CSV writer applies (spreadsheet_text for
+# rows, core/frames.py spreadsheet_safe for frames).
+FORMULA = r"^(?:\s*[=+\-@]|[\t\r])|[;,]\s*[=+\-@]"
 _FORMULA = re.compile(FORMULA)
 
 
@@ -37,7 +41,7 @@ def spreadsheet_text(text: str) -> str:
 
 
 def _runs(text: str) -> bool:
-    return bool(_FORMULA.match(text) or _FORMULA.match(_CONTROL.sub("", text)))
+    return bool(_FORMULA.search(text) or _FORMULA.search(_CONTROL.sub("", text)))
 
 
 def from_spreadsheet(text: str) -> str:

@@ -73,8 +73,8 @@ def _whole(column: str) -> pl.Expr:
 
 def _defused(column: str) -> pl.Expr:
     value = pl.col(column)
-    # after any leading spaces too, and once control and invisible characters are stripped
-    # (core/clean.py spreadsheet_text)
+    # after any leading spaces or a ; or , too, and once control and invisible characters are
+    # stripped: core/clean.py's one rule (FORMULA), as spreadsheet_text applies it to a row
     formula = value.str.contains(FORMULA) | value.str.replace_all(CONTROL, "").str.contains(FORMULA)
     return pl.when(formula).then(pl.lit("'") + value).otherwise(value).alias(column)
 
