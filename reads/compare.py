@@ -41,7 +41,8 @@ if TYPE_CHECKING:  # a frame only for csv, json and the Python API
 
 # Each offer's fields a comparison's frame carries, prefixed a_ and b_.
 OFFER_FIELDS = (
-    "provider", "region", "instance_type", "price_per_chip_hour", "tokens_per_second_per_chip",
+    "provider", "region", "instance_type", "payment", "plan", "price_per_chip_hour",
+    "tokens_per_second_per_chip",
     "usd_per_million_tokens", "currency", "discount", "throughput_id", "throughput_kind",
     "throughput_figure_kind", "throughput_operating_point",
     "throughput_tokens_per_second_per_user", "precision", "throughput_range_low",

@@ -15,18 +15,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from chipcost.cli.commands.cost import UNHELD_TTFT, figure_point, print_footer
+from chipcost.cli.commands.cost import UNHELD_TTFT, figure_point, print_footer, shortened
 from chipcost.cli.consoles import Screen, notices, out, print_fitted
 from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.formats import OutputFormat, with_currency, write_frame
 from chipcost.cli.options import widened
 from chipcost.cli.parser import Command
-from chipcost.cli.price_cells import ESTIMATE_MARK
+from chipcost.cli.price_cells import ESTIMATE_MARK, SHORT_NOTE
 from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.asks import COMPARE
 from chipcost.core.figures import DEFAULT_SPEED, point_label, speed_label, ttft_words
-from chipcost.core.vocabulary import NO_TERM_WORDS, code_words, no_term_rest, pricing_words
+from chipcost.core.vocabulary import (
+    NO_TERM_WORDS,
+    PLAN_SHORT,
+    code_words,
+    no_term_rest,
+    pricing_words,
+)
 from chipcost.transform.change_words import change_words, leaning_notes
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text
@@ -124,7 +130,54 @@ def _who_needs(result: CompareResult) -> str | None:
     return (result.chip_a if needs == {"a"} else result.chip_b) if len(needs) == 1 else None
 
 
-def _cells(result: CompareResult, line: Comparison) -> dict:
+def _paid(row: CostRow, wide: bool) -> str:
+    """'std, all upfront': how an offer is paid beyond its pricing model and term, its plan
+    shortened as cost's table shortens it unless `wide`; '' where nothing more is said."""
+    plan, payment = row.get("plan"), row.get("payment")
+    plan = plan if wide or plan is None else PLAN_SHORT.get(str(plan), plan)
+    return pricing_words(None, None, _text(payment), _text(plan), model_said=False)
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _paid_both(result: CompareResult, line: Comparison, wide: bool) -> str:
+    """How both offers of a row are paid beyond its pricing model and term ('std, all
+    upfront', as cost's pricing column says it), or each chip's where they are paid
+    differently ('H200: secure'; a chip whose offer says nothing more left out)."""
+    paid_a, paid_b = _paid(line.a, wide), _paid(line.b, wide)
+    if paid_a == paid_b:
+        return paid_a
+    return "; ".join(
+        f"{chip}: {paid}"
+        for chip, paid in ((result.chip_a, paid_a), (result.chip_b, paid_b))
+        if paid
+    )
+
+
+# A row's second line where its two offers are paid differently: each is said with --wide,
+# the table keeping the width of its longest pricing model ('capacity block 14d').
+PAID_DIFFERENTLY = "differ (--wide)"
+
+
+def _pricing(result: CompareResult, line: Comparison, wide: bool) -> str:
+    """The pricing model's words, as prices, cost and the page say it ('savings plan 3yr'),
+    kept whole (a reservation's 'no term' says the rest in a note), and under them, indented,
+    how both offers are paid ('std, all upfront', or PAID_DIFFERENTLY); on one line, each
+    chip's way said, with `wide`."""
+    a, b = line.a, line.b
+    label = pricing_words(str(a["pricing_model"]), str(a["term"]), None, None, short=True)
+    paid = _paid_both(result, line, wide)
+    if not paid:
+        return plain(label)
+    if wide:
+        return plain(f"{label}, {paid}")
+    alike = _paid(a, wide) == _paid(b, wide)
+    return plain(label) + "\n  " + plain(paid if alike else PAID_DIFFERENTLY)
+
+
+def _cells(result: CompareResult, line: Comparison, wide: bool = False) -> dict:
     judged = line.verdict
     a, b = line.a, line.b
     pb = b["price_per_chip_hour"]
@@ -143,11 +196,7 @@ def _cells(result: CompareResult, line: Comparison) -> dict:
         for i, (side, row) in enumerate((("a", a), ("b", b)))
     }
     return {
-        # the pricing model's words, as prices, cost and the page say it ('savings plan 3yr');
-        # kept whole on one line, so a reservation's 'no term' says the rest in a note
-        "pricing": plain(
-            pricing_words(str(a["pricing_model"]), str(a["term"]), None, None, short=True)
-        ),
+        "pricing": _pricing(result, line, wide),
         "a_price": _money(a),
         "b_price": _money(b),
         "ratio": f"{ratio:.2f}" if ratio is not None else "",
@@ -295,7 +344,7 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
             f"{result.chip_a} against {result.chip_b}: {header['model']} {header['workload']}{at}"
         )
     )
-    cells = [_cells(result, line) for line in result.lines]
+    cells = [_cells(result, line, wide) for line in result.lines]
     fitted = fit_table(console, _columns(result, wide), cells, keep_order=_KEEP, wide=wide)
     print_fitted(console, fitted)
     _evidence(console, result)
@@ -320,6 +369,13 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
             "share: the must do in percent of that chip's own figure there (its derived "
             "estimate where it is not measured)"
         )
+    if any(str(row["pricing"]).endswith(PAID_DIFFERENTLY) for row in cells):
+        marks.append(
+            f"under a pricing model, how both offers are paid; {PAID_DIFFERENTLY}: each is "
+            "paid its own way"
+        )
+    if not wide and shortened(offers):
+        marks.append(SHORT_NOTE)
     bare = {str(r["pricing_model"]) for r in offers if r.get("term") == "none"}
     marks += [no_term_rest(model) for model in sorted(bare & NO_TERM_WORDS.keys())]
     marks += leaning_notes(

@@ -84,6 +84,37 @@ def test_mlperf_results_of_one_round_are_set_against_each_other(db, pair):
         assert "mlperf-v5.1-mangoboost-mi300xx8-llama2-70b-server" in ids
 
 
+@pytest.mark.parametrize(
+    ("asked", "label", "payment"),
+    [
+        ("reserved 1yr, std, no upfront", "reserved 1yr, std, no upfront", "no_upfront"),
+        ("reserved 1yr", "reserved 1yr, std, all upfront", "all_upfront"),
+    ],
+)
+def test_each_row_says_how_its_offers_are_paid(db, asked, label, payment):
+    """A reservation paid with no upfront costs more an hour than one paid all upfront: the
+    row says which it is, as cost's pricing column does."""
+    table = chipcost(
+        "compare", "Trainium2", "H100-SXM", *LLAMA, "--pricing-model", asked, "--db", str(db),
+        env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    row = next(n for n, line in enumerate(lines) if line.startswith("reserved 1yr "))
+    assert lines[row + 1].strip() == label.removeprefix("reserved 1yr, ")
+    [line] = _compare(db, "Trainium2", "H100-SXM", "--pricing-model", asked)
+    assert line["a_payment"] == line["b_payment"] == payment
+
+
+def test_offers_paid_differently_say_so_and_wide_says_each_chips_way(db):
+    asked = ("compare", "H200", "H100-SXM", *LLAMA, "--pricing-model", "commitment", "--db",
+             str(db))  # fmt: skip
+    lines = chipcost(*asked, env={"COLUMNS": "100"}).stdout.splitlines()
+    row = next(n for n, line in enumerate(lines) if line.startswith("commitment 1mo "))
+    assert lines[row + 1].strip() == "differ (--wide)"
+    assert "commitment 1mo, H200: secure " in chipcost(*asked, "--wide").stdout
+
+
 def test_the_asked_point_is_said_in_the_header_and_notes(db):
     result = chipcost(
         "compare", "MI300X", "H100-SXM", *LLAMA, "--speed", "25", "--shape", "1k/1k",
