@@ -41,7 +41,7 @@ ANSWER_FIELDS = (
     "a_where", "b_where", "a_discount", "b_discount", "same_provider",
     "a_figure", "b_figure", "a_figure_at_speed", "b_figure_at_speed", "caveats", "why_not",
     "verdict", "break_even_for", "break_even_tokens_per_second_per_chip",
-    "break_even_share_pct",
+    "break_even_at_least", "break_even_share_pct",
     "a_kind", "b_kind", "a_cost_low", "a_cost_high", "b_cost_low", "b_cost_high",
 )  # fmt: skip
 
@@ -156,8 +156,10 @@ def _answer(
         # Whose break-even it is: A, or B where only A is measured (as compare's frame says).
         "break_even_for": (chip_a, chip_b)[line.verdict.needs == "b"],
         "break_even_tokens_per_second_per_chip": line.verdict.break_even,
-        # The share of the other chip's figure it must reach, in percent as every share and
-        # change: 174.8.
+        # At least that, where it rests on a figure that is a lower bound (compare's ≥).
+        "break_even_at_least": bool(line.verdict.break_even_least),
+        # The break-even in percent of that chip's own figure there (its derived estimate
+        # where it is not measured), in percent as every share and change: 174.8.
         "break_even_share_pct": None if line.verdict.share is None else 100 * line.verdict.share,
         # Changes in percent, as every read gives them (negative = cheaper).
         **{

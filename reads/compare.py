@@ -1,9 +1,10 @@
 """What `chipcost compare A B` does: is chip A cheaper per token than chip B, per pricing model.
 
 Both chips' offers come from the cost ranking (chipcost.reads.cost: the same prices, fit
-rule and throughput choice at the asked speed); the comparison is made on the same provider
-where one offers both chips on that pricing model and term, else between each chip's
-cheapest offer (said on the line), as `cost`'s `vs` column does. The answer rests on both
+rule and throughput choice at the asked speed); under each pricing model and term the
+comparison is between each chip's cheapest offer, wherever each is sold (`cost`'s `vs`
+column sets a row against the baseline on the row's own provider instead:
+docs/cost-per-token.md). The answer rests on both
 chips' figures at one operating point (chipcost.transform.comparison): a verdict where both are
 measured there, with the range over every figure of each at that point (best case A's
 highest against B's lowest); else the break-even at the measured side's point.
@@ -59,6 +60,7 @@ _COLUMN_TYPES = {
          "break_even_share_pct"), "Float64",
     ),
     "same_provider": "Boolean",
+    "break_even_at_least": "Boolean",
     **{
         f"{side}_{name}": kind
         for side in "ab"

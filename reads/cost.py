@@ -98,6 +98,7 @@ _COLUMN_TYPES = {
     "throughput_range_low": "Float64",
     "throughput_range_high": "Float64",
     "break_even_tokens_per_second_per_chip": "Float64",
+    "break_even_at_least": "Boolean",
     "break_even_share": "Float64",
 }
 

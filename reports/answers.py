@@ -108,15 +108,17 @@ def cost_where(row: Mapping[str, object], side: str) -> str | None:
 
 
 def break_even_words(row: Mapping[str, object]) -> str:
-    """'H100-SXM must do 212 tok/s per chip (48% of TPU-v6e's figure)': whose break-even it is
-    (A, or B where only A is measured), as compare's answer words it; '' where none."""
+    """'H100-SXM must do at least 212 tok/s per chip (14% of its own figure there)': whose
+    break-even it is (A, or B where only A is measured), at least where it rests on a lower
+    bound, and its share of that chip's own figure at the point (its derived estimate where
+    it is not measured), as compare's answer words it; '' where none."""
     needed, who = row.get("break_even_tokens_per_second_per_chip"), row.get("break_even_for")
     if needed is None or who is None:
         return ""
-    other = row["chip_b"] if who == row["chip_a"] else row["chip_a"]
+    least = " at least" if row.get("break_even_at_least") else ""
     share = row.get("break_even_share_pct")
-    of = "" if share is None else f" ({number(share):.0f}% of {other}'s figure)"
-    return f"{who} must do {number(needed):,.0f} tok/s per chip{of}"
+    of = "" if share is None else f" ({number(share):.0f}% of its own figure there)"
+    return f"{who} must do{least} {number(needed):,.0f} tok/s per chip{of}"
 
 
 def discounts_said(rows: Sequence[Mapping[str, object]]) -> str:

@@ -369,6 +369,7 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
             "chip_b",
             "break_even_for",
             "break_even_tokens_per_second_per_chip",
+            "break_even_at_least",
             "break_even_share_pct",
         ).map_elements(break_even_words, return_dtype=pl.String),
     )
@@ -377,7 +378,7 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
     labels = {
         "answer": "Answer",
         "pricing": "Pricing",
-        "needs": "Break-even: who must do what (share of the other chip's figure)",
+        "needs": "Break-even: who must do what (share of its own figure)",
         "a_cost": "A: USD per million tokens",
         "b_cost": "B: USD per million tokens",
         "a_figure": "A's figure",
