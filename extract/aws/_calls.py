@@ -66,7 +66,13 @@ def client_config() -> botocore.config.Config:
 
 
 class RowRefused(Exception):
-    """A row of an AWS answer that cannot become a record; the message is the reject reason."""
+    """A row of an AWS answer that cannot become a record; the message is the reject reason,
+    `offer` the fields of the offer's key the row was read for before it was refused (its
+    reject keeps that offer open: Origin.reject), None where the row names no offer."""
+
+    def __init__(self, message: str, offer: dict[str, str | None] | None = None) -> None:
+        super().__init__(message)
+        self.offer = offer
 
 
 def catalog_accelerator(instance_type: str) -> ChipMatch:

@@ -12,7 +12,7 @@ from typing import Any
 
 from chipcost.core.catalog import aws_capacity_block_types, aws_chip_for, aws_ultraserver_types
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Origin, RowUnreadable, read_row
@@ -52,6 +52,8 @@ NOT_OFFERED = frozenset({"Unsupported", "UnsupportedOperation", "InvalidParamete
 # UltraServer"): noted like a type not offered, the instance blocks still collected.
 ULTRASERVER_REFUSED = frozenset({"UnauthorizedOperation"})
 PAGE_SIZE = 100
+# What every offer of this source is, beside its type, zone and term: a block paid up front.
+BLOCK_OFFER = {"pricing_model": "capacity_block", "payment": "all_upfront"}
 
 OFFERINGS = Format(
     "EC2 DescribeCapacityBlockOfferings",
@@ -188,8 +190,10 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             try:
                 record = read_row(partial(offering_record, region=region, origin=origin), raw)
             except (_Refused, RowUnreadable) as exc:
-                sku = str(raw.get("CapacityBlockOfferingId", "")) if isinstance(raw, dict) else ""
-                result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, sku, payload.ref))
+                offer = exc.offer if isinstance(exc, _Refused) else None
+                # An offering's id names one start date, not its offer: the offer is named.
+                sku = "" if offer else _offering_id(raw)
+                result.rejects.append(origin.reject(str(exc), raw, sku, offer=offer))
                 continue
             by_key.setdefault(record.offer_key(), []).append(record)
     result.records = [_cheapest(found) for found in by_key.values()]
@@ -216,10 +220,11 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
     _Refused."""
     if not isinstance(raw, dict):
         raise _Refused(f"offering is a {type(raw).__name__}, not an object")
-    instance_type, zone, hours, count, fee = _offering_terms(raw)
-    chip, chip_count = _rented(raw, instance_type)
-    whole = int(raw.get("CapacityBlockDurationHours") or 0)
-    minutes = raw.get("CapacityBlockDurationMinutes") or 0
+    try:
+        instance_type, zone, hours, count, fee = _offering_terms(raw)
+        chip, chip_count = _rented(raw, instance_type)
+    except _Refused as exc:
+        raise _Refused(str(exc), _offer(raw, region)) from None
     extra = {
         name: raw.get(name)
         for name in ("CapacityBlockOfferingId", "StartDate", "EndDate", "CurrencyCode")
@@ -235,17 +240,43 @@ def offering_record(raw: object, region: str, origin: Origin) -> PriceRecord:
         instance_type=instance_type,
         chip=chip,
         chip_count=chip_count,
-        pricing_model="capacity_block",
+        **BLOCK_OFFER,
         # The fee buys count instances (UltraServers) for hours: per instance-hour
         # (UltraServer-hour), like every other record.
         price_per_hour=round(fee / (count * hours), 10),
-        # The block's listed length names it (1d, 7d, 23h); the dates above price it.
-        term=f"{whole // 24}d" if whole % 24 == 0 and not minutes else f"{whole}h",
-        payment="all_upfront",
+        term=_term(raw),
         upfront=round(fee / count, 10),
-        sku=str(raw.get("CapacityBlockOfferingId", "")),
+        sku=_offering_id(raw),
         extra={key: value for key, value in extra.items() if value is not None},
     )
+
+
+def _offering_id(raw: object) -> str:
+    return str(raw.get("CapacityBlockOfferingId", "")) if isinstance(raw, dict) else ""
+
+
+def _term(raw: Mapping[str, Any]) -> str:
+    """The block's listed length, which names it (1d, 7d, 23h); its dates price it."""
+    whole = int(raw.get("CapacityBlockDurationHours") or 0)
+    minutes = raw.get("CapacityBlockDurationMinutes") or 0
+    return f"{whole // 24}d" if whole % 24 == 0 and not minutes else f"{whole}h"
+
+
+def _offer(raw: Mapping[str, Any], region: str) -> dict[str, str | None] | None:
+    """The offer a refused offering is a price of (its reject keeps it open), its term left
+    out when its length cannot be read; None when it names no type or zone."""
+    rented, zone = (
+        raw.get("UltraserverType") or raw.get("InstanceType"),
+        raw.get("AvailabilityZone"),
+    )
+    if not (isinstance(rented, str) and isinstance(zone, str) and rented and zone):
+        return None
+    try:
+        term: str | None = _term(raw)
+    except (TypeError, ValueError, ArithmeticError):
+        term = None
+    where = region or region_of_zone(zone) or None
+    return {"region": where, "zone": zone, "instance_type": rented, "term": term} | BLOCK_OFFER
 
 
 def _offering_terms(raw: dict[str, Any]) -> tuple[str, str, float, float, float]:

@@ -9,7 +9,7 @@ from typing import Any
 from chipcost.core.catalog import aws_accelerator_types, aws_family, aws_no_spot_families
 from chipcost.core.errors import SourceError
 from chipcost.core.payload import Payload
-from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Origin
@@ -305,7 +305,7 @@ def _entries(
             try:
                 made = spot_record(raw, str(payload.request.get("region", "")), origin)
             except _Refused as exc:
-                result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, "", payload.ref))
+                result.rejects.append(origin.reject(str(exc), raw, offer=exc.offer))
                 made = None
             yield payload, raw, made
 
@@ -325,9 +325,14 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
             f"ProductDescription is {raw.get('ProductDescription')!r}, not "
             f"{PRODUCT_DESCRIPTIONS[0]!r}: not a price this source collects"
         )
-    price = positive_number(raw.get("SpotPrice"), "SpotPrice")
-    stamp = _timestamp(raw.get("Timestamp"))
-    match = catalog_accelerator(instance_type)
+    # Its spot offer in that zone: a price or time that cannot be read keeps it open.
+    offer = dict(region=region, zone=zone, instance_type=instance_type, pricing_model="spot")
+    try:
+        price = positive_number(raw.get("SpotPrice"), "SpotPrice")
+        stamp = _timestamp(raw.get("Timestamp"))
+        match = catalog_accelerator(instance_type)
+    except _Refused as exc:
+        raise _Refused(str(exc), offer) from None
     extra = {"Timestamp": stamp.isoformat(), "AvailabilityZoneId": raw.get("AvailabilityZoneId")}
     extra |= match.share_label() | estimate_of(raw)
     record = origin.record(

@@ -150,9 +150,18 @@ def test_bad_offerings_become_rejects_with_reasons():
         "or no hours",
     ]
     rows = fixture_json(SOURCE, "bad-offerings.json")["CapacityBlockOfferings"]
-    assert [(r.row, r.sku) for r in result.rejects] == [
-        (row, row["CapacityBlockOfferingId"]) for row in rows[:5]
+    assert [r.row for r in result.rejects] == rows[:5]
+    # Each names the offer it is a price of, which stays open: an offering's id names one start
+    # date, not the offer (the cheapest offering's id is its record's sku).
+    assert {r.sku for r in result.rejects} == {""}
+    assert [
+        (r.offer["zone"], r.offer["instance_type"], r.offer["term"]) for r in result.rejects
+    ] == [
+        ("us-east-1a", "p5.48xlarge", "0d"),  # its length, 0 hours, names no block sold
+        *(("us-east-1" + zone, "p5.48xlarge", "1d") for zone in "bcd"),
+        ("us-east-1e", "u-p6e-gb200x72", "1d"),
     ]
+    assert {r.offer["pricing_model"] for r in result.rejects} == {"capacity_block"}
 
 
 def test_a_block_of_several_instances_is_priced_per_instance():
