@@ -16,6 +16,8 @@ from chipcost.extract._kit import Offer, Origin
 
 # (stem key, usage, region): where one SKU's price applies.
 Place = tuple[str, str, str]
+# The fields of an offer's key a usage type sets (skus.USAGE's triples).
+TERMS = ("pricing_model", "term", "payment")
 
 
 @dataclass(frozen=True)
@@ -126,8 +128,18 @@ def _terms(
     machine: skus.MachineType, usage: str, gpu: Rate, unsold: Unsold
 ) -> tuple[str, str, str] | None:
     """The (pricing model, term, payment) a SKU of `usage` prices `machine` at, or None (noted in
-    `unsold`) where Google does not sell the machine's family that way. The OnDemand SKU of a
-    family not rented on demand is what its future reservations are charged."""
+    `unsold`) where Google does not sell the machine's family that way."""
+    terms = _sold_as(machine, usage)
+    if terms is None:
+        option = skus.OPTION[usage]
+        unsold.add(machine.name, option, skus.sold_by(machine.family, option).offered, gpu)
+    return terms
+
+
+def _sold_as(machine: skus.MachineType, usage: str) -> tuple[str, str, str] | None:
+    """(pricing model, term, payment) of `machine` priced by a SKU of `usage`, or None where
+    Google does not sell its family that way. The OnDemand SKU of a family not rented on demand
+    is what its future reservations are charged."""
     option = skus.OPTION[usage]
     if skus.sold_by(machine.family, option).offered == "yes":
         return skus.USAGE[usage]
@@ -136,8 +148,25 @@ def _terms(
         and skus.sold_by(machine.family, "future_reservation").offered == "yes"
     ):
         return skus.RESERVATION
-    unsold.add(machine.name, option, skus.sold_by(machine.family, option).offered, gpu)
     return None
+
+
+def part_offer(key: str, usage: str, regions: list[str]) -> dict[str, str | None] | None:
+    """What a refused vCPU or memory SKU (stem `key`, `usage`, in `regions`) names of the
+    machine offers it prices, for its reject to keep them open: each field of their key they all
+    share, the others (machine types, regions it prices several of) left out to match any; None
+    where it prices no machine. A GPU's SKU names its machines by its id, their records' sku."""
+    offers = [
+        {"instance_type": machine.name, "region": region, **dict(zip(TERMS, terms, strict=True))}
+        for machine in skus.machine_types()
+        if machine.billing == "components" and key in (machine.cpu, machine.ram)
+        if (terms := _sold_as(machine, usage)) is not None
+        for region in regions or [None]
+    ]
+    if not offers:
+        return None
+    return {name: value if all(o[name] == value for o in offers) else None
+            for name, value in offers[0].items()}  # fmt: skip
 
 
 def _keys(machine: skus.MachineType) -> dict[str, str]:

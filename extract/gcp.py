@@ -17,7 +17,7 @@ from chipcost.extract import _gcp_skus as skus
 from chipcost.extract import _gcp_tpus as tpus
 from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._gcp_machines import Rate, machine_records
+from chipcost.extract._gcp_machines import Rate, machine_records, part_offer
 from chipcost.extract._kit import (
     Origin,
     RowUnreadable,
@@ -185,7 +185,11 @@ def _read_sku(sku: Any, origin: Origin, catalog: Catalog) -> list[Reject]:
             for region in regions:
                 _file(catalog, (key, usage, region), rate)
         return []
-    return [origin.reject(f"{description}: {problem}", sku, _id(sku))]
+    if is_tpu or (offer := part_offer(key, usage, regions)) is None:
+        return [origin.reject(f"{description}: {problem}", sku, _id(sku))]
+    # A machine's vCPU or memory SKU: its machines' records carry their GPU's SKU id, so the
+    # reject names their offers instead (a GPU's or a TPU's SKU id is its records' sku).
+    return [origin.reject(f"{description}: {problem}", sku, offer=offer)]
 
 
 def _id(sku: dict[str, Any]) -> str:
