@@ -31,6 +31,7 @@ from chipcost.extract._kit import (
     WatchedRow,
     load_json,
     read_row,
+    says_no_price,
 )
 
 if TYPE_CHECKING:  # imported by the sources that fetch over HTTP, not by every importer
@@ -130,6 +131,13 @@ class Page:
 
     def note(self, text: str) -> None:
         self.notes.append(text)
+
+
+def kept_open(cell: object, offer: dict[str, str | None]) -> dict[str, str | None] | None:
+    """The offer the reject of a price `cell` the parser refused keeps open (Page.reject's
+    `offer`): `offer`, or None where the cell is the provider's word that the offer is not sold
+    ("Contact us", "—", "N/A", empty or null), so that a price no longer sold is withdrawn."""
+    return None if cell is None or says_no_price(cell) else offer
 
 
 Rows = Callable[[Page], Iterable[Any]]

@@ -12,7 +12,7 @@ from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import PER_GPU, price_of
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
 
 SOURCE_NAME = "gmicloud"
 PROVIDER = "gmicloud"
@@ -58,12 +58,15 @@ def offers(card: Card, page: Page) -> list[Item]:
     shown = {"heading": card.heading, "price": card.price, "unit": card.unit}
     model = GPU_WORD.sub("", card.heading.removeprefix(HEADING).strip())
     name = f"1x {model}"
+    # A unit or price that cannot be read keeps the card's offer open ("Contact us": none).
+    offer = {"region": REGION, "instance_type": name, "pricing_model": "on_demand"}
     per = UNITS.get(card.unit.strip().lower())
     if per is None:
-        return [page.reject(f"{name}: price unit {card.unit!r} is not a GPU-hour", shown, name)]
+        why = f"{name}: price unit {card.unit!r} is not a GPU-hour"
+        return [page.reject(why, shown, offer=kept_open(card.price, offer))]
     price, why = price_of(FROM.sub("", card.price), f"{name} price", PER_GPU)
     if price is None:
-        return [page.reject(why, shown, name)]
+        return [page.reject(why, shown, offer=kept_open(FROM.sub("", card.price), offer))]
     extra = {
         "price_basis": "per GPU-hour",
         "listed": f"{card.price} {card.unit}",
@@ -73,11 +76,9 @@ def offers(card: Card, page: Page) -> list[Item]:
     }
     return [
         page.record(
-            region=REGION,
-            instance_type=name,
+            **offer,
             chip=page.chip(model),
             chip_count=per,
-            pricing_model="on_demand",
             price_per_hour=price,
             sku=card.heading,
             extra={k: v for k, v in extra.items() if v is not None},

@@ -19,7 +19,7 @@ from chipcost.extract._kit import (
     shape_error,
     slug,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, kept_open
 
 SOURCE_NAME = "latitude"
 PROVIDER = "latitude"
@@ -110,16 +110,19 @@ def offers(row: Any, page: Page) -> list[Item]:
         return [page.reject(f"{name}: specs.gpu {gpu!r:.80} names no GPU type", plan, name)]
     if not isinstance(region, dict) or not str(region.get("name") or "").strip():
         return [page.reject(f"{name}: a region with no name", plan, name)]
+    where = str(region["name"]).strip()
+    # A count or price that cannot be read keeps the plan's offer there open.
+    offer = {"region": slug(where), "instance_type": name, "pricing_model": "on_demand"}
     try:
         count = parse_count(gpu.get("count"))
     except ValueError as exc:
-        return [page.reject(f"{name}: {exc}", plan, name)]
-    where = str(region["name"]).strip()
+        return [page.reject(f"{name}: {exc}", plan, offer=offer)]
     pricing = region.get("pricing") if isinstance(region.get("pricing"), dict) else {}
     prices = pricing.get(CURRENCY) if isinstance(pricing.get(CURRENCY), dict) else {}
-    price, why = json_price(prices.get(PERIOD), f"{name} {where} pricing.{CURRENCY}.{PERIOD}")
+    cell = prices.get(PERIOD)
+    price, why = json_price(cell, f"{name} {where} pricing.{CURRENCY}.{PERIOD}")
     if price is None:
-        return [page.reject(why, region, name)]
+        return [page.reject(why, region, offer=kept_open(cell, offer))]
     memory = gpu.get("vram_per_gpu")
     extra = {
         "price_basis": f"pricing.{CURRENCY}.{PERIOD}: per server-hour",
@@ -136,11 +139,9 @@ def offers(row: Any, page: Page) -> list[Item]:
     }
     return [
         page.record(
-            region=slug(where),
-            instance_type=name,
+            **offer,
             chip=page.chip(str(gpu["type"]), memory if isinstance(memory, int | float) else None),
             chip_count=float(count),
-            pricing_model="on_demand",
             price_per_hour=price,
             sku=str(plan.get("id") or name),
             extra={k: v for k, v in extra.items() if v is not None},

@@ -17,7 +17,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
 
 SOURCE_NAME = "lium"
 PROVIDER = "lium"
@@ -84,23 +84,31 @@ def offers(node: Any, page: Page) -> list[Item]:
     memory and tier) to its median."""
     sku = str(node.get("id", "")) if isinstance(node, dict) else ""
     try:
-        gpu, memory, count, model = _node(node)
+        gpu, memory = _node(node)
     except ValueError as exc:
         return [page.reject(f"node {sku}: {exc}", node, sku)]
-    price, why = json_price(node.get("price_per_gpu_hour"), f"node {sku} price_per_gpu_hour")
+    # Its market: a node whose tier, count or price cannot be read keeps the market's offer open
+    # (of either tier when its tier is not one chipcost reads).
+    tier = node.get("tier")
+    model = TIERS.get(tier) if isinstance(tier, str) else None
+    offer = {"region": REGION, "instance_type": _market_name(gpu, memory), "pricing_model": model}
+    if model is None:
+        why = f"node {sku}: tier {tier!r} is neither 'secure' nor 'spot'"
+        return [page.reject(why, node, offer=offer)]
+    try:
+        count = parse_count(node.get("gpu_count"))
+    except ValueError as exc:
+        return [page.reject(f"node {sku}: {exc}", node, offer=offer)]
+    cell = node.get("price_per_gpu_hour")
+    price, why = json_price(cell, f"node {sku} price_per_gpu_hour")
     if price is None:
-        return [page.reject(why, node, sku)]
+        return [page.reject(why, node, offer=kept_open(cell, offer))]
     available = node.get("available_gpu_count")
-    # Memory in the name, as Lium names A100 40 GB and 80 GB alike, unless the name has it.
-    named = f"{memory:g}gb" in gpu.lower().replace(" ", "")
-    size = f" {memory:g}GB" if memory and not named else ""
     return [
         page.record(
-            region=REGION,
-            instance_type=f"1x {gpu}{size}",
+            **offer,
             chip=page.chip(gpu, memory or None),
             chip_count=1.0,
-            pricing_model=model,
             price_per_hour=price,
             sku=gpu,
             extra={
@@ -120,19 +128,24 @@ def combine(records: list[PriceRecord], page: Page) -> list[PriceRecord]:
     return market_medians(records, lambda r: (r.instance_type, r.pricing_model), "nodes", _market)
 
 
-def _node(node: Any) -> tuple[str, float, int, str]:
-    """(GPU model, GB per GPU, GPU count, pricing model) of one node, or ValueError why not."""
+def _market_name(gpu: str, memory: float) -> str:
+    """'1x A100 80GB': memory in the name, as Lium names A100 40 GB and 80 GB alike, unless the
+    name has it."""
+    named = f"{memory:g}gb" in gpu.lower().replace(" ", "")
+    size = f" {memory:g}GB" if memory and not named else ""
+    return f"1x {gpu}{size}"
+
+
+def _node(node: Any) -> tuple[str, float]:
+    """(GPU model, GB per GPU) of one node, or ValueError why not."""
     if not isinstance(node, dict):
         raise ValueError(f"a {type(node).__name__}, not an object")
     gpu = " ".join(str(node.get("gpu_model") or "").split())
     if not gpu:
         raise ValueError("no gpu_model")
-    tier = node.get("tier")
-    if not isinstance(tier, str) or tier not in TIERS:
-        raise ValueError(f"tier {tier!r} is neither 'secure' nor 'spot'")
     memory = node.get("gpu_memory_gb")
     memory = float(memory) if isinstance(memory, int | float) and memory > 0 else 0.0
-    return gpu, memory, parse_count(node.get("gpu_count")), TIERS[str(tier)]
+    return gpu, memory
 
 
 def _market(nodes: list[PriceRecord], cheapest: PriceRecord) -> dict[str, Any]:

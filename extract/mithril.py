@@ -22,7 +22,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, each_row
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, each_row, kept_open
 
 SOURCE_NAME = "mithril"
 PROVIDER = "mithril"
@@ -118,25 +118,24 @@ def offers(types: dict[str, dict[str, Any]], auction: Any, page: Page) -> list[I
         why = f"auction {auction!r:.80}: no region, or instance type {fid!r} is not listed"
         return [page.reject(why, auction, fid)]
     name = str(kind.get("name") or fid)
+    # A count or price that cannot be read keeps the auction's offer open.
+    offer = {"region": region, "instance_type": name, "pricing_model": "spot"}
     try:
         count = parse_count(kind.get("num_gpus"))
     except ValueError as exc:
-        return [page.reject(f"{name}: {exc}", auction, name)]
+        return [page.reject(f"{name}: {exc}", auction, offer=offer)]
     # Prices come as dollar strings ("$12.00"): the one place this API writes a currency mark.
-    price, why = price_of(
-        auction.get("last_instance_price"), f"{name} {region} last_instance_price", PER_INSTANCE
-    )
+    cell = auction.get("last_instance_price")
+    price, why = price_of(cell, f"{name} {region} last_instance_price", PER_INSTANCE)
     if price is None:
-        return [page.reject(why, auction, name)]
+        return [page.reject(why, auction, offer=kept_open(cell, offer))]
     memory = kind.get("gpu_memory_gb")
     memory = float(memory) if isinstance(memory, int | float) and memory > 0 else None
     return [
         page.record(
-            region=region,
-            instance_type=name,
+            **offer,
             chip=page.chip(str(kind.get("gpu_type") or ""), memory),
             chip_count=float(count),
-            pricing_model="spot",
             price_per_hour=price,
             sku=fid,
             extra=_extra(kind, auction),

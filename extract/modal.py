@@ -12,7 +12,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import json_price
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
 
 SOURCE_NAME = "modal"
 PROVIDER = "modal"
@@ -56,10 +56,13 @@ def rows(page: Page) -> list[dict[str, Any]]:
 def offers(row: dict[str, Any], page: Page) -> list[Item]:
     """One on-demand record per GPU: the per-second price times 3,600, for one GPU; pure."""
     label, text = row["label"], row["price"]
+    name = f"1x {VENDOR.sub('', label)}"
+    offer = {"region": REGION, "instance_type": name, "pricing_model": "on_demand"}
     listed = PRICE.match(text)
     per_second, why = json_price(listed["usd"] if listed else text, f"{label}: price")
     if per_second is None:
-        return [page.reject(f"{why} (listed {text!r} / sec)", {"label": label, "price": text})]
+        shown = {"label": label, "price": text}
+        return [page.reject(f"{why} (listed {text!r} / sec)", shown, offer=kept_open(text, offer))]
     memory = LABEL_MEMORY.search(label)
     gb = float(memory["gb"]) if memory else MEMORY_GB.get(label.lower())
     model = LABEL_MEMORY.sub("", label)
@@ -71,11 +74,9 @@ def offers(row: dict[str, Any], page: Page) -> list[Item]:
     }
     return [
         page.record(
-            region=REGION,
-            instance_type=f"1x {VENDOR.sub('', label)}",
+            **offer,
             chip=page.chip(model, gb),
             chip_count=1.0,
-            pricing_model="on_demand",
             price_per_hour=round(per_second * SECONDS_PER_HOUR, 6),
             sku=label,
             extra=extra,

@@ -139,9 +139,13 @@ def offers(item: Any, page: Page) -> list[Item]:
     except ValueError as exc:
         return [page.reject(f"{upstream}/{cloud_id}: {exc}", item, cloud_id)]
     name = f"{upstream}/{count}x {cloud_id}"
+    where = str(item.get("dataCenter") or item.get("region") or "global")
     security = item.get("security")
     if security not in PLANS:
-        return [page.reject(f"{name}: security {security!r} is not secure or community", item)]
+        # its plan cannot be told: its offers of either plan stay open
+        offer = {"region": where, "instance_type": name, "pricing_model": None, "plan": None}
+        why = f"{name}: security {security!r} is not secure or community"
+        return [page.reject(why, item, cloud_id, offer=offer)]
     prices = item.get("prices") if isinstance(item.get("prices"), dict) else {}
     price, field, why = _price(prices, PLANS[security], name)
     if price is None:
@@ -152,7 +156,7 @@ def offers(item: Any, page: Page) -> list[Item]:
     basis = _basis(item, price)
     return [
         page.record(
-            region=str(item.get("dataCenter") or item.get("region") or "global"),
+            region=where,
             instance_type=name,
             chip=page.chip(spelling, memory),
             chip_count=float(count),

@@ -19,7 +19,7 @@ from chipcost.extract._kit import (
     parse_count,
 )
 from chipcost.extract._resale import seller, with_part
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, kept_open
 
 SOURCE_NAME = "shadeform"
 PROVIDER = "shadeform"
@@ -91,7 +91,9 @@ def offers(row: Any, page: Page) -> list[Item]:
     try:
         name, count, gpu = _instance_type(row)
     except ValueError as exc:
-        return [page.reject(str(exc), row, _name(row))]
+        # A type named but not read keeps its offers open, whatever their region and model.
+        known = {"instance_type": _name(row), "region": None, "pricing_model": None}
+        return [page.reject(str(exc), row, offer=known if known["instance_type"] else None)]
     listed = row.get("availability")
     if not isinstance(listed, list):
         why = f"{name}: availability {listed!r:.40} is not a list of regions"
@@ -114,19 +116,33 @@ def offers(row: Any, page: Page) -> list[Item]:
     )
     # hourly_price is "the hourly price of the instance in cents" (the API reference): the
     # price of every on-demand entry, so one that cannot be read is one reject for all of them.
-    cents, why = json_price(row.get("hourly_price"), f"{name} hourly_price (cents)")
-    on_demand = (round(cents / 100, 6), "") if cents is not None else (None, why)
+    cell = row.get("hourly_price")
+    cents, why = json_price(cell, f"{name} hourly_price (cents)")
+    on_demand = (round(cents / 100, 6) if cents is not None else None, why, cell)
     made = [_entry(offer, place, n, on_demand, page) for n, place in enumerate(listed)]
     kept = [item for item in made if not isinstance(item, Reject)]
     # a reason met by several entries (every on-demand region of a bad price) is one reject
-    refused = {item.reason: item for item in made if isinstance(item, Reject)}
-    return [*kept, *(replace(r, row=row, sku=name) for r in refused.values())]
+    refused: dict[str, list[Reject]] = {}
+    for item in made:
+        if isinstance(item, Reject):
+            refused.setdefault(item.reason, []).append(item)
+    return [*kept, *(_one_reject(same, row, name) for same in refused.values())]
+
+
+def _one_reject(rejects: list[Reject], row: Any, name: str) -> Reject:
+    """One reject of the row for the entries refused for one reason, naming what their offers
+    share (a region they differ in matches any); by the type's name where they name none."""
+    offers = [r.offer for r in rejects]
+    shared = {k: v for k, v in offers[0].items() if all(o.get(k) == v for o in offers)}
+    return replace(rejects[0], row=row, sku="" if shared else name, offer=shared)
 
 
 def _entry(
-    offer: Offer, place: object, n: int, on_demand: tuple[float | None, str], page: Page
+    offer: Offer, place: object, n: int, on_demand: tuple[float | None, str, object], page: Page
 ) -> Item:
-    """The record of availability[n], or a reject naming the field that cannot be read."""
+    """The record of availability[n], or a reject naming the field that cannot be read (and
+    the offer a price that cannot be read keeps open); `on_demand`: the type's on-demand price,
+    why not, and its cell."""
     where = f"{offer.shared['instance_type']} availability[{n}]"
     region = place.get("region") if isinstance(place, dict) else None
     if not isinstance(place, dict) or not isinstance(region, str) or not region.strip():
@@ -136,12 +152,15 @@ def _entry(
     if model is None:
         return page.reject(f"{where}: rental_type {rental!r:.40} is not on_demand or spot", place)
     if model == "spot":
-        price, why = json_price(place.get("hourly_price"), f"{where} hourly_price (dollars)")
+        cell = place.get("hourly_price")
+        price, why = json_price(cell, f"{where} hourly_price (dollars)")
         basis = "per instance-hour; the spot entry's hourly_price, in dollars"
     else:
-        (price, why), basis = on_demand, "per instance-hour; hourly_price / 100"
+        (price, why, cell), basis = on_demand, "per instance-hour; hourly_price / 100"
     if price is None:
-        return page.reject(why, place)
+        named = {"region": region.strip(), "pricing_model": model}
+        named["instance_type"] = offer.shared["instance_type"]
+        return page.reject(why, place, offer=kept_open(cell, named))
     return offer.record(
         region=region.strip(),
         pricing_model=model,

@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, kept_open
 
 SOURCE_NAME = "simplepod"
 PROVIDER = "simplepod"
@@ -83,30 +83,31 @@ def offers(machine: Any, page: Page) -> list[Item]:
     model = str(machine.get("gpuModel") or "").strip()
     if not model:
         return [page.reject("machine has no gpuModel", machine, ref)]
-    try:
-        gpus = parse_count(machine.get("gpuCount"))
-    except ValueError as exc:
-        return [page.reject(f"{ref}: {exc}", machine, ref)]
-    price, why = json_price(machine.get("pricePerGpu"), f"{ref} pricePerGpu")
-    if price is None:
-        return [page.reject(why, machine, ref)]
     rig = machine.get("rig") if isinstance(machine.get("rig"), dict) else {}
     where = "-".join(str(rig[k]).strip() for k in ("region", "country") if rig.get(k))
     if not where:
         return [page.reject(f"{ref}: its rig names no region or country", machine, ref)]
     if machine.get("isAvailableForDemand") is False:
         return [Skip("a machine not rentable on demand now", ref)]
+    # Its market: a machine whose count or price cannot be read keeps the market's offer open.
+    offer = {"region": where, "instance_type": f"1x {model}", "pricing_model": "on_demand"}
+    try:
+        gpus = parse_count(machine.get("gpuCount"))
+    except ValueError as exc:
+        return [page.reject(f"{ref}: {exc}", machine, offer=offer)]
+    cell = machine.get("pricePerGpu")
+    price, why = json_price(cell, f"{ref} pricePerGpu")
+    if price is None:
+        return [page.reject(why, machine, offer=kept_open(cell, offer))]
     memory = machine.get("gpuMemorySize")
     gb = memory / MIB_PER_GB if isinstance(memory, int | float) and memory > 0 else None
     extra = {"price_basis": "per GPU-hour (pricePerGpu)", "gpus": gpus, "machine": ref,
              **estimate_of(machine)}  # fmt: skip
     return [
         page.record(
-            region=where,
-            instance_type=f"1x {model}",
+            **offer,
             chip=page.chip(model, gb),
             chip_count=1.0,
-            pricing_model="on_demand",
             price_per_hour=price,
             sku=model,
             extra=extra,

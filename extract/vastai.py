@@ -16,7 +16,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, kept_open
 
 SOURCE_NAME = "vastai"
 PROVIDER = "vastai"
@@ -292,7 +292,10 @@ def offers(offer: Any, page: Page) -> list[Item]:
         price = offer.get(field)
         if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
             reason = f"{field} is {price!r}: not a price (offer {sku}, {gpus}x {name})"
-            made.append(page.reject(reason, offer, sku))
+            # its GPU's market keeps its earlier median; a price null names none
+            market = {"region": REGION, "instance_type": per_gpu.shared["instance_type"]}
+            market |= {"pricing_model": model, "plan": PLANS[model]}
+            made.append(page.reject(reason, offer, offer=kept_open(price, market)))
             continue
         made.append(
             per_gpu.record(

@@ -24,7 +24,16 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    each_row,
+    kept_open,
+)
 
 SOURCE_NAME = "verda"
 PROVIDER = "verda"
@@ -218,11 +227,11 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
     if gpu.get("number_of_gpus") == 0 and not gpu.get("description"):
         return [Skip("a CPU-only type: no accelerator to price", name)]
     if missing := missing_fields(row, ("currency",)):
-        return [page.reject(f"{name}: {missing}", row, name)]
+        return [page.reject(f"{name}: {missing}", row, offer=_offers_of(name))]
     try:
         count = parse_count(gpu.get("number_of_gpus"))
     except ValueError as exc:
-        return [page.reject(f"{name}: {exc}", row, name)]
+        return [page.reject(f"{name}: {exc}", row, offer=_offers_of(name))]
     instance = page.offer(
         region=REGION,
         instance_type=name,
@@ -240,7 +249,11 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
             continue
         price, why = json_price(value, f"{name} {field}")
         if price is None:
-            made.append(page.reject(why, row, name))
+            # Its offer; the fixed price's, the commitments priced from it too (any model, term).
+            offer = _offers_of(name, plan=plan)
+            if field != "price_per_hour":
+                offer |= {"pricing_model": model, "term": "none"}
+            made.append(page.reject(why, row, offer=kept_open(value, offer)))
             continue
         extra = {"field": field}
         if row.get("max_dynamic_price") and plan == "dynamic":
@@ -251,6 +264,13 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
         if field == "price_per_hour":
             made.extend(_commitment(instance, price, *discount) for discount in discounts)
     return made
+
+
+def _offers_of(name: str, **known: str) -> dict[str, str | None]:
+    """What a refused row names of the offers of type `name` it keeps open: those agreeing
+    with `known` (a pricing model, a plan), any value of the other fields of their key."""
+    return {"region": REGION, "instance_type": name, "pricing_model": None, "term": None,
+            "plan": None} | known  # fmt: skip
 
 
 def _host(row: dict[str, Any]) -> dict[str, float | None]:

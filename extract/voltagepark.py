@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
 
 SOURCE_NAME = "voltagepark"
 PROVIDER = "voltagepark"
@@ -115,7 +115,9 @@ def _bare_metal(location: Any, page: Page) -> list[Item]:
     try:
         count = parse_count(specs.get("gpu_count"))
     except ValueError as exc:
-        return [page.reject(str(exc), location, model)]
+        # its types are named by their count: the location's nodes, whatever the count, stay open
+        where = {"region": REGION, "zone": str(location.get("id") or "")}
+        return [page.reject(str(exc), location, offer=where | {"pricing_model": "on_demand"})]
     offer = page.offer(
         region=REGION,
         zone=str(location.get("id") or ""),
@@ -163,9 +165,11 @@ def _preset(preset: Any, page: Page) -> list[Item]:
     except ValueError as exc:
         return [page.reject(str(exc), preset, model)]
     name = f"{count}x {model} VM {resources.get('vcpu_count')}c {resources.get('ram_gb')}GB"
-    price, why = json_price(preset.get("compute_rate_hourly"), f"{name} compute_rate_hourly")
+    offer = {"region": REGION, "instance_type": name, "pricing_model": "on_demand"}
+    cell = preset.get("compute_rate_hourly")
+    price, why = json_price(cell, f"{name} compute_rate_hourly")
     if price is None:
-        return [page.reject(why, preset, name)]
+        return [page.reject(why, preset, offer=kept_open(cell, offer))]
     extra = {
         "price_basis": "compute_rate_hourly per instance-hour; storage billed beside it",
         "storage_rate_hourly": preset.get("storage_rate_hourly"),
@@ -175,11 +179,9 @@ def _preset(preset: Any, page: Page) -> list[Item]:
     }
     return [
         page.record(
-            region=REGION,
-            instance_type=name,
+            **offer,
             chip=page.chip(model),
             chip_count=float(count),
-            pricing_model="on_demand",
             price_per_hour=price,
             sku=str(preset.get("id") or name),
             extra={k: v for k, v in extra.items() if v is not None},

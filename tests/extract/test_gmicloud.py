@@ -25,8 +25,8 @@ def test_each_card_is_a_starting_price_per_gpu_hour():
     assert found["1x B200"].extra["availability"] == "Limited Availability"
     # "NVIDIA H100 GPU": the page names no form factor or memory, so no chip is guessed.
     assert found["1x H100"].chip == "unknown"
-    # The GB300 card prints "Pre order" where a price would be.
-    assert [r.sku for r in result.rejects] == ["1x GB300"]
+    # The GB300 card prints "Pre order" where a price would be: a reject naming its offer.
+    assert [r.offer["instance_type"] for r in result.rejects] == ["1x GB300"]
 
 
 def test_a_unit_other_than_a_gpu_hour_is_refused():

@@ -53,19 +53,27 @@ def test_many_nodes_of_one_gpu_give_the_median_and_keep_the_spread():
 
 
 @pytest.mark.parametrize(
-    ("sku", "reason"),
+    ("node", "reason", "market"),
     [
-        ("n-text-price", "price '$3.99/hr' is not a plain number"),
-        ("n-null-price", "no price (None)"),
-        ("n-no-model", "no gpu_model"),
-        ("n-zero-gpus", "GPU count 0 is below 1"),
-        ("n-odd-tier", "tier 'community' is neither 'secure' nor 'spot'"),
+        ("n-text-price", "price '$3.99/hr' is not a plain number", ("1x H200 140GB", "on_demand")),
+        ("n-null-price", "no price (None)", None),  # no price listed: its market not kept
+        ("n-no-model", "no gpu_model", None),
+        ("n-zero-gpus", "GPU count 0 is below 1", ("1x RTX 4090 24GB", "on_demand")),
+        (
+            "n-odd-tier",
+            "tier 'community' is neither 'secure' nor 'spot'",
+            ("1x RTX 4090 24GB", None),
+        ),
     ],
 )
-def test_bad_nodes_become_rejects_with_reasons(sku, reason):
+def test_bad_nodes_become_rejects_with_reasons(node, reason, market):
+    """Each names the market it is a node of, which keeps its earlier median (a tier not read:
+    the market of either tier), but where it lists no price or no GPU."""
     result = parse([payload("bad-rows.json")])
-    [refused] = [r for r in result.rejects if r.sku == sku]
+    [refused] = [r for r in result.rejects if r.row["id"] == node]
     assert reason in refused.reason and refused.payload_ref.endswith("bad-rows.json")
+    offer = refused.offer
+    assert ((offer["instance_type"], offer.get("pricing_model")) if offer else None) == market
     [good] = result.records
     assert (good.instance_type, good.price_per_hour) == ("1x RTX 4090 24GB", 0.35)
 

@@ -131,20 +131,29 @@ def test_a_discount_sent_as_text_is_a_reject_keeping_its_term_open():
 
 
 @pytest.mark.parametrize(
-    ("instance_type", "reason"),
+    ("instance_type", "reason", "kept"),
     [
-        ("1H100.80S.30V-bad0", "price '$2.49/hr' is not a plain number"),
-        ("1H100.80S.30V-bad1", "price '2,49' is not a plain number"),
-        ("1H100.80S.30V-bad2", "no price listed (Contact sales)"),
-        ("1H100.80S.30V-bad3", "no price listed (—)"),
-        ("0H100.bad", "GPU count 0 is below 1"),
-        ("halfH100.bad", "GPU count '1/2' is not a whole number of GPUs"),
+        ("1H100.80S.30V-bad0", "price '$2.49/hr' is not a plain number", {"plan": "default"}),
+        ("1H100.80S.30V-bad1", "price '2,49' is not a plain number", {"plan": "default"}),
+        ("1H100.80S.30V-bad2", "no price listed (Contact sales)", None),
+        ("1H100.80S.30V-bad3", "no price listed (—)", None),
+        ("0H100.bad", "GPU count 0 is below 1", {}),
+        ("halfH100.bad", "GPU count '1/2' is not a whole number of GPUs", {}),
     ],
 )
-def test_bad_rows_become_rejects_with_reasons(instance_type, reason):
+def test_bad_rows_become_rejects_with_reasons(instance_type, reason, kept):
+    """A price that cannot be read keeps its offer open, and the fixed price's the commitments
+    priced from it (any pricing model and term of its plan); a count, every offer of the type;
+    a cell saying there is no price, none (it is withdrawn)."""
     result = parse([payload("bad-rows.json")])
-    [refused] = [r for r in result.rejects if r.sku == instance_type]
+    [refused] = [r for r in result.rejects if r.row["instance_type"] == instance_type]
     assert reason in refused.reason and refused.payload_ref.endswith("bad-rows.json")
+    if kept is None:
+        assert refused.offer == {}
+    else:
+        assert refused.offer["instance_type"] == instance_type and refused.sku == ""
+        named = {k: refused.offer.get(k) for k in ("pricing_model", "term", "plan")}
+        assert named == {"pricing_model": None, "term": None, "plan": None} | kept
     assert json.loads(refused.row_json())["instance_type"] == instance_type
     assert not [r for r in result.records if r.instance_type == instance_type]
 
