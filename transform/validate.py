@@ -148,13 +148,7 @@ def _split(
     positions = range(offset, offset + length)
     good = [records[i] for i in positions if i not in reasons]
     rejects = [
-        Reject(
-            source=records[i].source,
-            reason="; ".join(dict.fromkeys(reasons[i])),
-            row=_record_row(records[i]),
-            sku=records[i].sku.encode("utf-8", "replace").decode(),  # storable, as above
-            payload_ref=records[i].payload_ref,
-        )
+        _refused(records[i], "; ".join(dict.fromkeys(reasons[i])))
         for i in positions
         if i in reasons
     ]
@@ -239,7 +233,7 @@ def _storable(records: list[PriceRecord], reasons: dict[int, list[str]]) -> list
         ]
         if bad:
             reasons[n].append(f"text that cannot be stored (a lone surrogate) in {', '.join(bad)}")
-            fixed = {k: vars(record)[k].encode("utf-8", "replace").decode() for k in bad}
+            fixed = {k: _storable_text(vars(record)[k]) for k in bad}
             record = replace(record, **fixed)
         found.append(record)
     return found
@@ -251,6 +245,19 @@ def _encodes(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _refused(record: PriceRecord, reason: str) -> Reject:
+    """A record refused: its reject names its sku and offer, which stay open (not withdrawn)
+    alike in its load and when `remove-run` restates the history from the rejects kept; their
+    texts made storable, as above."""
+    found = Reject.of_record(record, reason, _record_row(record))
+    offer = {name: _storable_text(value) for name, value in found.offer.items()}
+    return replace(found, sku=_storable_text(found.sku), offer=offer)
+
+
+def _storable_text(text: str) -> str:
+    return text.encode("utf-8", "replace").decode()
 
 
 def _record_row(record: PriceRecord) -> dict:

@@ -15,15 +15,19 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.record import Reject
+from chipcost.core.record import PriceRecord, Reject
+from chipcost.core.runs import RunResult
 from chipcost.core.settings import Warehouse
+from chipcost.extract import source_providers
 from chipcost.pipeline.seed import open_warehouse
+from chipcost.transform.validate import validate_records
 from chipcost.warehouse import remove_run as removal
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.load import LAKE_LOAD_ATTEMPTS, load_run
@@ -222,15 +226,31 @@ def test_with_older_observations_pruned_the_newest_run_is_restated_and_an_old_on
                 assert got[name] == want[name], name
 
 
-def test_a_refused_row_keeps_its_offer_open_when_its_run_is_loaded_again(tmp_path):
+def _parser_refuses(run: RunResult, p4d: PriceRecord) -> None:
+    run.sources[0].rejects = [Reject.of_record(p4d, "price '$32.77' is not a number", {})]
+
+
+def _validator_refuses(run: RunResult, p4d: PriceRecord) -> None:
+    """p4d read at $1,000,000 an hour: the validator refuses it, and its key was seen."""
+    [source] = run.sources
+    parsed = [*source.records, replace(p4d, price_per_hour=1e6, observed_at=run.observed_at)]
+    checked = validate_records(parsed, source_providers())
+    source.records, source.rejects = checked.records, checked.rejects
+    source.seen_keys = {r.offer_key() for r in parsed}
+    assert [r.offer["instance_type"] for r in source.rejects] == ["p4d.24xlarge"]
+
+
+@pytest.mark.parametrize("refuse", [_parser_refuses, _validator_refuses])
+def test_a_refused_row_keeps_its_offer_open_when_its_run_is_loaded_again(tmp_path, refuse):
     """The third run refuses p4d's row, a reject naming its offer and no sku (the AWS spot
-    feed's kind): loaded as it comes, p4d stays open. Removing the second run loads the third
-    again from the warehouse, whose rejects keep the offer it names: the history is that of a
-    load of the first and third runs (at 0984e9d the restatement read only skus and withdrew
-    p4d)."""
+    feed's kind; or the validator's, of a price out of its range): loaded as it comes, p4d stays
+    open. Removing the second run loads the third again from the warehouse, whose rejects keep
+    the offer it names: the history is that of a load of the first and third runs (at 0984e9d
+    the restatement read only skus and withdrew p4d; at 2203e6f a validator's reject named no
+    offer, and p4d was withdrawn there while a live load kept it)."""
     p5, p4d = record(), record(instance_type="p4d.24xlarge", chip="A100-40GB", sku="")
     third = run_of([p5], day(2), run_id="third")
-    third.sources[0].rejects = [Reject.of_record(p4d, "price '$32.77' is not a number", {})]
+    refuse(third, p4d)
 
     def history(con) -> list[tuple]:
         return con.execute(
