@@ -47,7 +47,7 @@ OFFER_FIELDS = (
     "usd_per_million_tokens", "currency", "discount", "throughput_id", "throughput_kind",
     "throughput_figure_kind", "throughput_operating_point",
     "throughput_tokens_per_second_per_user", "precision", "throughput_range_low",
-    "throughput_range_high", "throughput_chips", "estimate", "estimate_basis",
+    "throughput_range_high", "throughput_chips", "estimate", "estimate_basis", "sample",
 )  # fmt: skip
 
 
@@ -69,7 +69,7 @@ _COLUMN_TYPES = {
               "price_per_chip_hour", "tokens_per_second_per_chip", "usd_per_million_tokens",
               "throughput_tokens_per_second_per_user", "throughput_range_low",
               "throughput_range_high"), "Float64"),
-            (("lower_bound", "estimate"), "Boolean"),
+            (("lower_bound", "estimate", "sample"), "Boolean"),
             (("throughput_chips",), "Int64"),
         )
         for name in names

@@ -99,6 +99,7 @@ _COLUMN_TYPES = {
     "throughput_range_high": "Float64",
     "break_even_tokens_per_second_per_chip": "Float64",
     "break_even_at_least": "Boolean",
+    "sample": "Boolean",
     "break_even_share": "Float64",
 }
 
@@ -239,7 +240,11 @@ class CostRanking:
         # column is in every ranking, last, so that one asked with it concatenates too
         if "interruption" not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias("interruption"))
-        frame = frame.select(pl.exclude("interruption"), pl.col("interruption"))
+        # whether the price is the bundled sample's, next to last: the columns before it keep
+        # their places
+        if "sample" not in frame.columns:
+            frame = frame.with_columns(pl.lit(None, dtype=pl.Boolean).alias("sample"))
+        frame = frame.select(pl.exclude("sample", "interruption"), "sample", "interruption")
         # Changes and shares in percent, as every read gives them (the rows keep the fraction).
         return frame.with_columns(
             (pl.col(old) * 100).alias(new) for old, new in CHANGES.items() if old in frame.columns

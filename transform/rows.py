@@ -101,6 +101,8 @@ class CostRow(TypedDict, total=False):
     chip_memory_gb: float | None
     estimate: bool
     estimate_basis: str | None
+    # whether the price is the bundled sample's (warehouse.prices SAMPLE)
+    sample: bool
     # in another currency or after your discounts (chipcost.reads.your_prices: ADDED)
     list_price_per_chip_hour_usd: float | None
     discount: str | None

@@ -16,7 +16,7 @@ from chipcost.transform.rows import FigureRow, figure_rows
 from chipcost.warehouse.bound import execute, literal, relation
 from chipcost.warehouse.db import OPEN_PRICE_ROWS, dict_rows, view_part
 from chipcost.warehouse.fx import in_currency
-from chipcost.warehouse.prices import marked_on, marks_of
+from chipcost.warehouse.prices import SAMPLE, marked_on, marks_of
 from chipcost.warehouse.reader import in_working_memory
 from chipcost.warehouse.where import Where
 
@@ -268,17 +268,19 @@ def cost_rows(
 
 def _estimated(sql: str, order: list[str], hidden: str = "") -> str:
     """The rows of `sql` in `order`, with whether each price is an estimate and what it rests
-    on (`estimate`, `estimate_basis`: warehouse.prices ESTIMATE's rule), less the columns
-    `hidden` names (an EXCLUDE). Read for the rows kept, not for every offer before the cut:
-    on ten years of 50,000 offers a day that looked into the observations of 74,000 current
-    prices (0.1 s of `cost`'s 0.5 s) to keep about 90; and from the observations of the kept
-    rows' payloads only (warehouse.prices marks_of), where a subquery per row read every
-    observation's extra (20 ms more there; the same on the sample)."""
+    on (`estimate`, `estimate_basis`: warehouse.prices ESTIMATE's rule) and whether it is the
+    bundled sample's (`sample`: warehouse.prices SAMPLE's rule), less the columns `hidden`
+    names (an EXCLUDE). Read for the rows kept, not for every offer before the cut: on ten
+    years of 50,000 offers a day that looked into the marks of 74,000 current prices (0.1 s
+    of `cost`'s 0.5 s) to keep about 90; and the marks of the kept rows' payloads only
+    (warehouse.prices marks_of), where a subquery per row read them all (20 ms more there)."""
+    sample = SAMPLE.replace("p.payload_ref", "k.price_payload_ref")
     return f"""
         WITH kept AS ({sql}),
         marks AS ({marks_of("kept", "price_payload_ref", doubts=False)})
         SELECT k.* {hidden}
-            REPLACE (m.estimate IS NOT NULL AS estimate, m.estimate AS estimate_basis)
+            REPLACE (m.estimate IS NOT NULL AS estimate, m.estimate AS estimate_basis),
+            {sample} AS sample
         FROM kept k LEFT JOIN marks m ON {marked_on("k", "price_payload_ref", "price_source")}
         ORDER BY {", ".join(order)}"""
 

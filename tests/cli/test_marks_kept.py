@@ -154,3 +154,20 @@ def test_a_converted_price_says_the_currency_its_provider_states(db, tmp_path):
         r["ServiceProviderName"]: (r["PricingCurrency"], r["x_StatedCurrency"]) for r in exported
     }
     assert (said["scaleway"], said["aws"]) == (("EUR", "EUR"), ("USD", "USD"))
+
+
+def test_cost_and_compare_say_a_sample_price_in_their_files_and_frames(db):
+    """On 26931b16 cost's and compare's csv, json and frames carried no `sample`: a row of the
+    sample archive read as a live price once off the terminal (its banner is on stderr)."""
+    import chipcost
+
+    rows = list(csv.DictReader(io.StringIO(
+        _read(db, "cost", "--model", "llama-3-70b", "--workload", "inference", "--format", "csv")
+    )))  # fmt: skip
+    assert rows and {r["sample"] for r in rows} == {"true"}
+    answer = json.loads(_read(db, "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b",
+                              "--workload", "inference", "--format", "json"))  # fmt: skip
+    assert answer and all(r["a_sample"] is True and r["b_sample"] is True for r in answer)
+    frame = chipcost.cost("llama-3-70b", "inference", chip="H100-SXM", db=db)
+    assert frame.schema["sample"] == pl.Boolean and frame["sample"].all()
+    assert chipcost.compare("H200", "H100-SXM", "llama-3-70b", "inference", db=db)["a_sample"].all()
