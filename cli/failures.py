@@ -18,7 +18,7 @@ from typing import NoReturn
 from chipcost.core.disk import no_room
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.stopping import SIGNALS as STOP_SIGNALS
-from chipcost.core.stopping import signal_name
+from chipcost.core.stopping import quiet_dead_streams, signal_name
 
 
 class _WaitHandler(logging.Handler):
@@ -94,18 +94,22 @@ def fail(
 
 @contextmanager
 def interruptible(said: Callable[[], str]) -> Iterator[None]:
-    """Ctrl-C (SIGINT) or SIGTERM ends the block with `said()` on stderr and exit 130 (143),
-    however the code it interrupted surfaced it: a KeyboardInterrupt, DuckDB's "Query
-    interrupted", a Prefect run that crashed, or an error from a thread cut short. Elsewhere a
-    signal is not ours to take (a thread other than the main one cannot set a handler): the
-    block runs as it is."""
+    """Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed) or SIGPIPE (the reader of the
+    output gone: `collect | head -1`) ends the block with `said()` on stderr (where it still
+    goes) and exit 130 (143, 129, 141), however the code it interrupted surfaced it: a
+    KeyboardInterrupt, DuckDB's "Query interrupted", a Prefect run that crashed, a write to the
+    closed pipe, or an error from a thread cut short. Elsewhere a signal is not ours to take (a
+    thread other than the main one cannot set a handler): the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     hit: list[int] = []
 
     def handler(signum: int, frame: object) -> None:
+        quiet_dead_streams()
         hit.append(signum)
+        if signum == getattr(signal, "SIGPIPE", None) and hit.count(signum) > 1:
+            return  # each write to the closed pipe sends one: the first stops, the rest do not
         signal.default_int_handler(signum, frame)
 
     previous = {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}

@@ -1,4 +1,5 @@
-"""Stopping on time: the process-wide stop (SIGTERM, SIGINT) and a fetch's own deadline.
+"""Stopping on time: the process-wide stop (SIGTERM, SIGINT, SIGHUP, SIGPIPE) and a fetch's
+own deadline.
 
 A signal during a collection or a backfill sets `STOP`: every fetch ends its next wait or
 read chunk with a SourceError, so the run winds down, closes the warehouse and says what it
@@ -25,7 +26,17 @@ from chipcost.core.settings import SOURCE_DEADLINE_ENV
 STOP = threading.Event()
 # Seconds between a signal and the end of the process, whatever still runs.
 GRACE_SECONDS = 10.0
-SIGNALS = (signal.SIGTERM, signal.SIGINT)
+# What stops a collection or a backfill in order: a scheduler's or a person's stop (SIGTERM,
+# Ctrl-C's SIGINT), the terminal closed (SIGHUP), the reader of its output gone (SIGPIPE, which
+# Python ignores, so that a write raised BrokenPipeError wherever it was, mid-fetch, and the
+# run ended at once). Those a system lacks are left out.
+SIGNALS = tuple(
+    getattr(signal, name)
+    for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE")
+    if hasattr(signal, name)
+)
+# Python starts with SIGPIPE ignored whatever its parent did: taken as a stop all the same.
+_IGNORED_BY_PYTHON = frozenset(s for s in SIGNALS if s == getattr(signal, "SIGPIPE", None))
 
 
 def signal_name(signum: int) -> str:
@@ -87,10 +98,11 @@ def on_signals(grace: float = GRACE_SECONDS) -> Iterator[None]:
     previous = {
         signum: handler
         for signum in SIGNALS
-        if (handler := signal.getsignal(signum)) != signal.SIG_IGN
+        if (handler := signal.getsignal(signum)) != signal.SIG_IGN or signum in _IGNORED_BY_PYTHON
     }
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        quiet_dead_streams()
         if not STOP.is_set():
             STOP.set()
             _watchdog(signum, grace)
@@ -111,6 +123,28 @@ def on_signals(grace: float = GRACE_SECONDS) -> Iterator[None]:
         # (a thread pool waiting on a stalled read) is what it is there for.
         for signum, was in previous.items():
             signal.signal(signum, was)
+
+
+def quiet_dead_streams() -> None:
+    """Point the standard output and error at the null device where what read them is gone (a
+    pipe whose reader closed, a terminal hung up): the run's wind-down and its last words then
+    write nowhere, instead of failing each write with BrokenPipeError or EIO, and sending
+    another SIGPIPE."""
+    import select
+
+    if not hasattr(select, "poll"):
+        return
+    for fd in (1, 2):
+        watch = select.poll()
+        try:
+            watch.register(fd, 0)
+            gone = any(events & (select.POLLERR | select.POLLHUP) for _, events in watch.poll(0))
+            if gone:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, fd)
+                os.close(null)
+        except (OSError, ValueError):  # closed, or not a descriptor that can be watched
+            continue
 
 
 def _watchdog(signum: int, grace: float) -> None:

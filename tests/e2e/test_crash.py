@@ -249,3 +249,17 @@ def test_sigterm_ends_a_collection_stuck_on_a_provider_within_seconds(env, answe
     assert code == 128 + signal.SIGTERM, err
     assert said in err and "Traceback" not in err
     assert took < 20, f"took {took:.0f} s after SIGTERM"
+
+
+def test_a_closed_terminal_stops_a_collection_in_order(env, tmp_path):
+    """SIGHUP (the terminal closed) ended a live collection at once, exit 129 and no word,
+    while SIGTERM and Ctrl-C stopped it in order; now it stops as SIGTERM does."""
+    with fault_server(drip(b" " * 5000, 2.0)) as server:
+        process = fetcher(env, f"{server.url}/spot.js")
+        asked(server, process)
+        process.send_signal(signal.SIGHUP)
+        code, _, err = finish(process)
+    assert code == 128 + signal.SIGHUP, err
+    assert "stopped (SIGHUP): nothing was loaded" in err and "Traceback" not in err
+    assert "1 run pending" in err  # what it fetched is archived and loaded by the next collect
+    assert len(list((tmp_path / "pending").glob("*.json"))) == 1
