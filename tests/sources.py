@@ -126,6 +126,18 @@ class Case:
 
 
 @dataclass(frozen=True)
+class Spoiled:
+    """One price of one offer spoiled in a good fixture `file`: each match of `price` (a regular
+    expression; its first group the price) made `to` ({} the price as it was). `offer`, as
+    'instance_type region pricing_model', is one the spoiled listing prices no more."""
+
+    file: str
+    price: str
+    offer: str
+    to: str = "{}x"
+
+
+@dataclass(frozen=True)
 class Contract:
     """What tests/fixtures/<source>/contract.toml declares for the contract test."""
 
@@ -145,6 +157,9 @@ class Contract:
     # answers of a format the source no longer fetches (an API version it moved on from),
     # each replayed alone: an archive of every format it has known still parses
     retired: tuple[Case, ...] = ()
+    # a price of one offer spoiled: the offer stays open (tests/pipeline/
+    # test_refused_price_keeps_offer.py)
+    spoiled: tuple[Spoiled, ...] = ()
 
     def good_payloads(self) -> list[Payload]:
         return [case.payload(self.source) for case in self.good]
@@ -174,6 +189,7 @@ def contract(source: str) -> Contract | None:
         fetch=spec.get("fetch", "http"),
         recorded=tuple(Case(**c) for c in spec.get("recorded", [])),
         retired=tuple(Case(**c) for c in spec.get("retired", [])),
+        spoiled=tuple(Spoiled(**c) for c in spec.get("spoiled", [])),
     )
 
 
