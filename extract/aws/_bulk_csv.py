@@ -28,9 +28,11 @@ NEWLINE = b"\n"
 # header 2 KB); a file with no line break in them is refused as cut off, not read whole.
 HEAD_MAX_BYTES = 64 << 10
 # What a file that is no CSV text begins with: gzip's magic (an answer coded although asked
-# for as it is), a UTF-16 byte order mark.
+# for as it is), a UTF-16 byte order mark; a page is told by its first tag within PAGE_LOOK.
 GZIP_MAGIC = b"\x1f\x8b"
 UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+PAGE_LOOK = 4096
+PAGE_TITLE = re.compile(rb"<(?:title|code)>([^<]{1,80})<", re.IGNORECASE)
 # What to do about a file that is not a price list: AWS's own files are UTF-8 CSV.
 FETCH_AGAIN = (
     "run again to fetch it again; if it comes back the same, check CHIPCOST_AWS_PRICE_LIST_URL "
@@ -87,8 +89,8 @@ def parse_head(lines: list[str], where: str) -> CsvHead:
 
 
 def read_head(path: Path, where: str) -> CsvHead:
-    """The head of a price list CSV file; a ParseError saying what the file is instead (gzip,
-    UTF-16, bytes that are not UTF-8), read from its first HEAD_MAX_BYTES."""
+    """The head of a price list CSV file; a ParseError saying what the file is instead (an
+    HTML page, gzip, UTF-16, bytes that are not UTF-8), read from its first HEAD_MAX_BYTES."""
     with path.open("rb") as handle:
         start = handle.read(HEAD_MAX_BYTES)
     return parse_head(head_lines(start, where), where)
@@ -125,13 +127,20 @@ def head_lines(start: bytes, where: str) -> list[str]:
 
 
 def not_a_csv(start: bytes) -> str:
-    """What a file beginning with `start` is when it cannot be a price list CSV (gzip, UTF-16),
-    else ''."""
+    """What a file beginning with `start` is when it cannot be a price list CSV (gzip, UTF-16,
+    an HTML or XML page), else ''."""
     if start.startswith(GZIP_MAGIC):
         return "gzip-compressed (sent coded, although chipcost asks for the file as it is)"
     if start.startswith(UTF16_MARKS):
         return "UTF-16 text"
-    return ""
+    page = start[:PAGE_LOOK].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not page.startswith(b"<"):
+        return ""
+    title = PAGE_TITLE.search(page)  # an HTML page's title, an S3 error's code
+    named = f" ({title[1].decode('utf-8', 'replace').strip()!r})" if title else ""
+    html = b"<html" in page.lower() or page.lower().startswith(b"<!doctype")
+    kind = "an HTML page" if html else "an XML page"
+    return f"{kind}{named} sent instead of the file (by the server, a proxy or a login)"
 
 
 def rows(head: CsvHead, body: str, where: str) -> Iterator[dict[str, str]]:

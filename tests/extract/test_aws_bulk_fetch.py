@@ -278,6 +278,8 @@ def _one_latin1_byte(text: bytes) -> bytes:
         (gzip.compress, "is gzip-compressed"),  # a Content-Encoding: gzip left undone
         (_utf16, "is UTF-16 text"),
         (_one_latin1_byte, "is not UTF-8 text (line 1"),
+        (lambda _: ACCESS_DENIED, "is an HTML page ('Access Denied') sent instead of the file"),
+        (lambda _: S3_DENIED, "is an XML page ('AccessDenied') sent instead of the file"),
     ],
 )
 def test_a_region_file_that_is_no_utf8_csv_is_named_and_kept_in_the_archive(
@@ -298,3 +300,13 @@ def test_a_region_file_that_is_no_utf8_csv_is_named_and_kept_in_the_archive(
     archived = gzip.decompress((tmp_path / "archive" / STAMP / SOURCE / kept["name"]).read_bytes())
     assert archived == sent[:KEPT_BYTES] and kept["request"]["region"] == "us-east-1"
     assert kept["request"]["original"]["sha256"] == hashlib.sha256(sent).hexdigest()
+
+
+ACCESS_DENIED = (
+    b"<!DOCTYPE html>\n<html><head><title>Access Denied</title></head><body><h1>Access "
+    b"Denied</h1><p>You don't have permission to access this file.</p></body></html>\n"
+)
+S3_DENIED = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access '
+    b"Denied</Message><RequestId>0000000000000000</RequestId></Error>"
+)

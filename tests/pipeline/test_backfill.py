@@ -174,6 +174,22 @@ def test_a_file_that_is_not_utf8_stops_its_version_in_one_line_and_is_archived(t
     assert history(tmp_path / "w.duckdb", "p5.48xlarge")[-1][0] == utc("2025-06-01")
 
 
+def test_an_html_page_served_for_a_price_file_is_named_as_such(tmp_path):
+    # A 200 "Access Denied" page of one line was "ends before its header line (1 line(s)):
+    # the file is cut off".
+    served = tmp_path / "served"
+    shutil.copytree(FIXTURES, served)
+    page = b"<html><head><title>Access Denied</title></head><body>Denied</body></html>\n"
+    (served / V3_CSV.lstrip("/")).write_bytes(page)
+    with serve(served) as server:
+        outcomes = run(tmp_path, server.url)
+    assert [o.status for o in outcomes] == ["loaded", "loaded", "failed"]
+    message = outcomes[-1].message
+    assert "is an HTML page ('Access Denied') sent instead of the file" in message
+    assert "not an AWS price list CSV" in message and "CHIPCOST_AWS_PRICE_LIST_URL" in message
+    assert "cut off" not in message and V3_CSV in message
+
+
 def test_since_picks_the_versions_in_effect_from_that_date():
     import json
 
