@@ -17,6 +17,9 @@ from chipcost.core.errors import ArchiveError
 # A payload's name as the writer makes it (0001.json.gz): one file of the source's directory,
 # so no '/', no '..', no absolute path can lead a replay out of the archive.
 PAYLOAD_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]*(\.[0-9A-Za-z_-]+)*\.gz")
+# The longest file name a file system takes (NAME_MAX, in bytes; the names are ASCII): a longer
+# one cannot be a payload's file, whatever its characters (the writer's are 12 long).
+PAYLOAD_NAME_MAX = 255
 SHA256 = re.compile(r"[0-9a-f]{64}")
 RESTORE = "restore the manifest from a backup, or remove this source's directory from the run"
 # A manifest lists a source's payloads of one run, some 300 bytes each, nested a few levels
@@ -115,8 +118,15 @@ def _entry(item: object, n: int, path: Path) -> Entry:
     if not isinstance(item, dict):
         raise ArchiveError(f"{where} is a JSON {type(item).__name__}, not an object; {RESTORE}")
     if isinstance(item.get("name"), str):
-        where = f"{where} ({item['name']})"
+        named = item["name"]
+        where = f"{where} ({named if len(named) <= 60 else named[:40] + '…'})"
     name, digest, fetched = (_text(item, key, where) for key in ("name", "sha256", "fetched_at"))
+    if len(name.encode("utf-8", "surrogatepass")) > PAYLOAD_NAME_MAX:
+        raise ArchiveError(
+            f"{where}: field 'name' is {len(name):,} characters long, longer than a file name "
+            f"may be ({PAYLOAD_NAME_MAX} bytes): the manifest names a file no archive can hold, "
+            f"not one chipcost wrote (e.g. 0001.json.gz); {RESTORE}"
+        )
     if not PAYLOAD_NAME.fullmatch(name):
         raise ArchiveError(
             f"{where}: field 'name' is not a file name of this directory (no '/', '..' or "

@@ -251,3 +251,16 @@ def test_a_manifest_listing_no_payloads_says_there_is_nothing_to_replay(tmp_path
     assert result.status == "failed"
     assert "lists no payloads, so there is nothing to replay" in result.message
     assert "the fetch returned" not in result.message
+
+
+def test_a_name_longer_than_a_file_name_may_be_is_said_so_not_corrupt(tmp_path):
+    # It was "... is corrupt ([Errno 36] File name too long ...)": the file was never there.
+    run_dir = archived(tmp_path, b"data")
+    long = "a" * 300 + ".js.gz"
+    rewrite_manifest(run_dir, lambda m: m["payloads"][0].update(name=long))
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    result = collect_source(registry()[SOURCE], settings=settings, stamp=STAMP, replay_dir=run_dir)
+    assert result.status == "failed" and "corrupt" not in result.message
+    assert "field 'name' is 306 characters long, longer than a file name may be" in result.message
+    assert "the manifest names a file" in result.message and RESTORE in result.message
+    assert long not in result.message  # shown cut, not 300 characters of it
