@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from chipcost import archive
+from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Settings
 
 PENDING_DIR = "pending"
@@ -22,7 +23,15 @@ log = logging.getLogger("chipcost.collect")
 
 
 def _markers(settings: Settings) -> Path:
-    return settings.data_dir / PENDING_DIR
+    """The markers' folder; a ChipcostError naming it when something else is there (a file)."""
+    directory = settings.data_dir / PENDING_DIR
+    if (directory.exists() or directory.is_symlink()) and not directory.is_dir():
+        raise ChipcostError(
+            f"{directory} is not a folder: chipcost keeps its pending-run markers there "
+            '(docs/operations.md, "Pending runs"); move or remove what is there (chipcost '
+            "makes the folder), then run again"
+        )
+    return directory
 
 
 def _warehouse(settings: Settings) -> str:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from chipcost.core.settings import Settings
 from chipcost.pipeline.pending import clear_pending, mark_pending, pending_runs
+from tests.cli_runner import chipcost
 
 
 def test_pending_runs_are_this_warehouses_oldest_first(tmp_path):
@@ -28,3 +33,19 @@ def test_a_marker_that_is_not_one_is_left_alone(tmp_path):
     (markers / "..%2f..%2fetc.json").write_text("{}")
     (markers / "2026-11-23T060000Z.json").write_text("not json")
     assert pending_runs(settings) == [tmp_path / "archive" / "2026-11-22T060000Z"]
+
+
+@pytest.mark.parametrize(
+    "command", [["collect", "--pending"], ["collect", "--source", "ecb-rates"]]
+)
+def test_a_file_where_the_markers_go_is_named_with_what_to_do(tmp_path, command):
+    # It was "error: DIR/pending: File exists", and `collect --pending` said "no pending runs".
+    (tmp_path / "pending").write_text("not a folder")
+    # A live collect stops before it fetches (the port is closed should it not).
+    env = {**os.environ, "CHIPCOST_DATA_DIR": str(tmp_path)}
+    env["CHIPCOST_ECB_RATES_URL"] = "http://127.0.0.1:9/eurofxref-hist-90d.xml"
+    done = chipcost(*command, env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    [said] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert f"{tmp_path / 'pending'} is not a folder" in said and "move or remove" in said
+    assert (tmp_path / "pending").read_text() == "not a folder"
