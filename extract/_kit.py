@@ -20,7 +20,7 @@ from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import OFFER_DEFAULTS, ParseResult, PriceRecord, Reject
 from chipcost.core.vocabulary import OFFER_KEY
-from chipcost.extract._bounds import count_offer
+from chipcost.extract._bounds import count_offer, count_refused
 from chipcost.extract._price_cell import NOT_A_PRICE as NOT_A_PRICE
 from chipcost.extract._price_cell import PER_GPU as PER_GPU
 from chipcost.extract._price_cell import PER_INSTANCE as PER_INSTANCE
@@ -130,7 +130,9 @@ class Origin:
     ) -> Reject:
         """A refused row; `offer`, the key fields of the offer it is a price of that the parser
         knows (region, instance_type, pricing_model, ...), keeps that offer open: the rest
-        are the record's defaults, and a field given as None, one it cannot tell, matches any."""
+        are the record's defaults, and a field given as None, one it cannot tell, matches any.
+        TooManyOffers past the bound of the parse under way (offers_bounded)."""
+        count_refused()
         if offer is None:
             return Reject(self.source, reason, row, sku, self.payload_ref)
         known = {**OFFER_DEFAULTS, "provider": self.provider, **offer}
@@ -342,6 +344,7 @@ def market_medians(
 
 
 def reject(source: str, reason: str, row: Any, payload: Payload, sku: str = "") -> Reject:
+    count_refused()
     return Reject(source=source, reason=reason, row=row, sku=sku, payload_ref=payload.ref)
 
 

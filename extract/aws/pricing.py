@@ -8,6 +8,7 @@ from typing import Any
 from chipcost.core.errors import ParseError, SourceError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, Reject
+from chipcost.extract._bounds import count_refused
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract.aws._calls import (
     CREDENTIAL_ERRORS,
@@ -199,6 +200,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             try:
                 item = decode_item(raw)
             except ValueError as exc:
+                count_refused()
                 result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, "", payload.ref))
                 continue
             result.extend(item_offers(item, origin, expected=TERM_MATCH, raw=raw))

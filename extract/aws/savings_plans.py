@@ -9,6 +9,7 @@ from chipcost.core.catalog import aws_accelerator_types
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
+from chipcost.extract._bounds import count_refused
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import Origin
@@ -163,6 +164,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
                 result.records.append(rate_record(raw, origin))
             except _Refused as exc:
                 sku = _dig(raw, "savingsPlanOffering", "offeringId")
+                count_refused()
                 result.rejects.append(Reject(SOURCE_NAME, str(exc), raw, sku, payload.ref))
     refuse_empty(result, payloads, PROVIDER)
     missing = sorted(asked - answered)

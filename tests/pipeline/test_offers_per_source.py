@@ -107,3 +107,33 @@ def test_every_source_declares_a_bound_and_the_clouds_a_larger_one():
         "azure", "gcp",
     }  # fmt: skip
     assert set(bounds.values()) == {MOST_OFFERS, CLOUD_OFFERS}
+
+
+def test_a_listing_of_rows_refused_past_the_bound_fails_its_source_as_they_are_refused():
+    """On 0f222db2 a Lium answer of its 4 nodes and 1.1 million nodes priced 'x' held 1.8 GB
+    and wrote 1.1 million rows to `rejects` (never pruned), its run 'ok'. Refused rows are
+    bounded as offers are: the parse stops at the first past the source's bound."""
+    from chipcost.extract import lium
+    from chipcost.extract._bounds import TooManyOffers, offers_bounded
+    from tests.sources import payloads_of
+
+    body = json.loads((FIXTURES / "lium" / "nodes.json").read_text())
+    h200 = next(n for n in body["nodes"] if n["gpu_model"] == "H200")
+    body["nodes"] += [dict(h200, id=f"x{i}", price_per_gpu_hour="x") for i in range(500)]
+    payload = payloads_of("lium", lium.NODES_URL)("many.json", data=json.dumps(body).encode())
+    refused = []
+    reject = _kit.Origin.reject
+
+    def counted(self, *args, **kwargs):
+        refused.append(1)
+        return reject(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_kit.Origin, "reject", counted)
+        with offers_bounded("lium", 100), pytest.raises(TooManyOffers) as raised:
+            lium.parse([payload])
+        assert len(refused) == 101
+    assert str(raised.value).startswith("lium: more than 100 rows refused in one run")
+    with offers_bounded("lium", 1_000):  # within it: every row refused, the nodes read
+        result = lium.parse([payload])
+    assert len(result.rejects) == 500 and len(result.records) == 4
