@@ -58,11 +58,23 @@ def preflight(
     return runs
 
 
-def check_sources(settings: Settings, sources: list[str] | None, notify: list[str] | None) -> None:
-    """Source names and notification URLs: these checks import every source module."""
+def check_sources(
+    settings: Settings,
+    sources: list[str] | None,
+    notify: list[str] | None,
+    accept_moves: list[str] | None = None,
+) -> None:
+    """Source names (--source, --accept-moves) and notification URLs, before the run's first
+    line: these checks import every source module."""
+    from chipcost.core.errors import UsageError
     from chipcost.pipeline.collect import select_sources
 
     select_sources(sources)
+    if accept_moves:
+        try:
+            select_sources(accept_moves)
+        except UsageError as exc:
+            raise UsageError(f"--accept-moves: {exc}") from None
     if notify or settings.notify:
         from chipcost.reports.notify import check_urls
 

@@ -117,7 +117,7 @@ def _here(
     from chipcost.cli.failures import interruptible
     from chipcost.pipeline import collection, runners
 
-    check_sources(settings, asked["sources"], notify)
+    check_sources(settings, asked["sources"], notify, asked["accept_moves"])
     shown = Shown(runs)
     with (
         interruptible(lambda: _after_interrupt(settings, shown.runs, shown.loaded)),
@@ -173,7 +173,7 @@ def _through_prefect(
     def meanwhile() -> None:
         # While the temporary server starts, on the other core: the checks that import the
         # sources, then Prefect and the flow. An error here stops the server.
-        check_sources(settings, asked["sources"], notify)
+        check_sources(settings, asked["sources"], notify, asked["accept_moves"])
         _import_flow()
 
     shown = Shown(runs)

@@ -82,3 +82,16 @@ def test_prices_sent_in_cents_are_held_and_the_earlier_ones_stay(run, archive, t
         ).fetchall()
     assert any(n.endswith("×100 at once since 2026-11-20: loaded, as --accept-moves asked")
                for n in notes), notes  # fmt: skip
+
+
+def test_a_source_accept_moves_does_not_know_is_refused_before_anything_runs(tmp_path):
+    """On 420700ea a misspelt --accept-moves was refused after the replay's first line, and
+    its message named no option."""
+    from tests.cli_runner import chipcost
+
+    db = tmp_path / "w.duckdb"
+    done = chipcost("collect", "--replay", "sample/archive", "--accept-moves", "verdaa",
+                    "--db", str(db))  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("chipcost collect: error: --accept-moves: unknown source verdaa")
+    assert "did you mean verda?" in done.stderr and not db.exists()
