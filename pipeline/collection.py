@@ -246,8 +246,12 @@ def _live(
         stamp = archive.run_stamp(started)
         mark_pending(settings, stamp)
         progress_log.info("fetching %d sources", len(sources), extra={STARTED: len(sources)})
-        fetches = [runner.source(s, settings, stamp, network) for s in sources]
-        today = _run(started, stamp, "live", [f.result() for f in fetches], dated=started)
+        try:
+            fetches = [runner.source(s, settings, stamp, network) for s in sources]
+            today = _run(started, stamp, "live", [f.result() for f in fetches], dated=started)
+        except BaseException:  # stopped (a signal) before any load: a run with nothing
+            _drop_if_empty(settings, stamp)  # archived is not left pending
+            raise
     outcomes = []
     try:
         for run_dir in pending:
@@ -263,6 +267,14 @@ def _live(
             f"`chipcost collect` loads them first, or run `{PENDING}`"
         ) from exc
     return outcomes
+
+
+def _drop_if_empty(settings: Settings, stamp: str) -> None:
+    """The pending marker of today's run, cleared where nothing of it was archived: a stop
+    before any source's payloads were kept leaves nothing for the next collection to load."""
+    run_dir = settings.archive_dir / stamp
+    if not run_dir.is_dir() or not archive.archived_sources(run_dir):
+        clear_pending(settings, stamp)
 
 
 def _pending(

@@ -49,3 +49,24 @@ def test_a_file_where_the_markers_go_is_named_with_what_to_do(tmp_path, command)
     [said] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert f"{tmp_path / 'pending'} is not a folder" in said and "move or remove" in said
     assert (tmp_path / "pending").read_text() == "not a folder"
+
+
+def test_a_stopped_run_stays_pending_only_where_something_of_it_was_archived(tmp_path):
+    """A stop during the fetch (collection._live): a run with a source's payloads archived
+    stays pending for the next collect to load; one with nothing archived is cleared."""
+    import shutil
+
+    from chipcost.pipeline.collection import _drop_if_empty
+    from tests.paths import ROOT
+
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    kept, empty = "2026-11-21T060000Z", "2026-11-22T060000Z"
+    for stamp in (kept, empty):
+        mark_pending(settings, stamp)
+    shutil.copytree(
+        ROOT / "sample" / "archive" / kept / "lambda", tmp_path / "archive" / kept / "lambda"
+    )
+    (tmp_path / "archive" / empty).mkdir()  # made, nothing of it kept
+    for stamp in (kept, empty):
+        _drop_if_empty(settings, stamp)
+    assert pending_runs(settings) == [tmp_path / "archive" / kept]
