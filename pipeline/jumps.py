@@ -11,6 +11,7 @@ import logging
 import statistics
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 import duckdb
 import polars as pl
@@ -20,7 +21,7 @@ from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.record import PriceRecord
 from chipcost.core.runs import FAILED, OK, SourceResult
 from chipcost.core.vocabulary import pricing_words
-from chipcost.warehouse.current import CurrentPrice, moved_prices
+from chipcost.warehouse.current import CurrentPrice, currencies_changed, moved_prices
 
 # 3x up or down. Real list-price moves are tens of percent (a cut, a new generation) and spot
 # markets rarely triple overnight; the errors a parser makes are bigger: a per-GPU price read
@@ -196,12 +197,18 @@ def flag_price_jumps(
     if not ok:
         return []
     try:
-        moved = moved_prices(con, pl.concat([r.records_frame() for r in ok]), JUMP_FACTOR)
+        frame = pl.concat([r.records_frame() for r in ok])
+        moved = moved_prices(con, frame, JUMP_FACTOR)
+        currencies = currencies_changed(con, frame)
     except duckdb.Error as exc:
         log.warning("price-jump check skipped: %s", exc)
         return []
     added = []
     for result in ok:
+        if result.source in currencies:
+            note = currency_note(*currencies[result.source])
+            result.notes.append(note)
+            added.append((result.source, note))
         if not any(key[0] == result.source for key in moved.prices):
             continue
         found = jumps(result.records, moved.prices)
@@ -217,6 +224,16 @@ def flag_price_jumps(
         result.notes.extend(notes)
         added.extend((result.source, note) for note in notes)
     return added
+
+
+def currency_note(count: int, held: str, stated: str, since: datetime) -> str:
+    """'99 offers now priced in EUR, last seen in USD on 2026-11-20: ...'."""
+    offers = f"{count:,} offer{'s' if count != 1 else ''}"
+    return (
+        f"{offers} now priced in {stated}, last seen in {held} on {since:%Y-%m-%d}: "
+        "loaded as stated (reads convert each price at its day's ECB rate); check the page "
+        "if the provider did not announce it"
+    )
 
 
 def _hold(result: SourceResult, message: str) -> None:

@@ -84,3 +84,36 @@ def moved_prices(con: duckdb.DuckDBPyConnection, records: pl.DataFrame, factor: 
         for row in rows
     }
     return Moved(prices, {row[0]: row[width + 4] for row in rows})
+
+
+def currencies_changed(
+    con: duckdb.DuckDBPyConnection, records: pl.DataFrame
+) -> dict[str, tuple[int, str, str, datetime]]:
+    """Per source, its offers whose records state another currency than their open price:
+    (how many, the currency held, the one now stated, the oldest last sighting held). A
+    provider that moves its prices into another currency moves them all by the rate, each
+    within the jump factor: said once, as the change it is."""
+    if records.is_empty():
+        return {}
+    keys = HISTORY_KEY
+    con.register(
+        "currency_candidates", ArrowStream(records.select(*keys, "currency", "observed_at"))
+    )
+    try:
+        rows = execute(
+            con,
+            f"""
+            SELECT h.source, count(*), min(h.currency), min(s.currency),
+                epoch_us(min(h.last_seen_at))
+            FROM currency_candidates s JOIN price_history h USING ({", ".join(keys)})
+            WHERE h.valid_to IS NULL AND s.observed_at > h.last_seen_at
+                AND s.currency <> h.currency
+            GROUP BY h.source
+            """,
+        ).fetchall()
+    finally:
+        con.unregister("currency_candidates")
+    return {
+        source: (count, old, new, _EPOCH + timedelta(microseconds=since))
+        for source, count, old, new, since in rows
+    }

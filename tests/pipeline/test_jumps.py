@@ -231,3 +231,20 @@ def test_a_minority_of_the_table_a_few_offers_or_scattered_factors_load(tmp_path
     second = run_of(scattered, day(2))
     assert len(flag_price_jumps(settings, second.sources)) == 6
     assert second.sources[0].status == OK
+
+
+def test_a_source_now_pricing_in_another_currency_is_said_once(tmp_path):
+    """On 0f222db2 a provider moving its prices from US dollars to euros (Verda's answer with
+    its currency changed) loaded 99 changes and said nothing: each moved by the rate only,
+    within the jump factor. Said in one note naming both currencies, loaded as stated."""
+    settings = settings_for(tmp_path)
+    offers = [h100(1.99), h100(2.50, instance_type="2x H100 SXM"), h100(3.0, region="eu-west-1")]
+    load(settings, run_of(offers, day(19)))
+    second = run_of([replace(r, currency="EUR") for r in offers[:2]] + offers[2:], day(20))
+    added = flag_price_jumps(settings, second.sources)
+    assert [note for _, note in added] == [
+        "2 offers now priced in EUR, last seen in USD on 2026-11-20: loaded as stated "
+        "(reads convert each price at its day's ECB rate); check the page if the provider did "
+        "not announce it"
+    ]
+    assert second.sources[0].status == OK
