@@ -40,13 +40,13 @@ def _export(
     from pathlib import Path
 
     from chipcost.cli.consoles import out as console
-    from chipcost.cli.render import SAMPLE_BANNER
+    from chipcost.cli.render_fresh import print_freshness
     from chipcost.core.errors import UsageError
     from chipcost.reads import answers
     from chipcost.reads.export import export_focus
     from chipcost.reads.your_prices import for_read
     from chipcost.reports.period import parse_day
-    from chipcost.warehouse.db import scalar
+    from chipcost.warehouse.freshness import freshness
 
     if format.casefold() != "focus":
         raise UsageError(f"--format {format}: the export writes FOCUS's columns; give focus")
@@ -60,12 +60,14 @@ def _export(
     if out is None or not out.strip():
         raise UsageError("give a directory to write in, e.g. chipcost export --out out/")
     # Opened as every read is (a read limit reached is said naming its variable).
-    with answers.reading(db) as (con, _):
+    with answers.reading(db) as (con, settings):
         mine = for_read(con, "USD", list_prices)  # US dollars always: not $CHIPCOST_CURRENCY
         made = export_focus(
             con, Path(out), since=parse_day(since, "--since"), chips=chip, mine=mine
         )
-        sample = bool(scalar(con, "SELECT coalesce(bool_or(sample), false) FROM runs"))
+        # the rows in force now are as fresh as their sources' last successful runs: the
+        # stale, failed and dated-ahead sources named as every read names them
+        fresh = freshness(con, None, stale_days=settings.stale_days)
     console.say(
         f"FOCUS export: {made.rows} prices ({made.current} in force now) in "
         + " and ".join(str(f) for f in made.files),
@@ -80,8 +82,7 @@ def _export(
         "columns: docs/focus.md; prices in the currency each provider states (PricingCurrency: "
         "USD, or EUR for those that sell in euros), list, upfront fees spread"
     )
-    if sample:
-        console.say(SAMPLE_BANNER)
+    print_freshness(console, fresh)  # with the sample's line where it holds the sample
 
 
 export = command(_export, "export")

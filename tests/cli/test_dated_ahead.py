@@ -104,6 +104,9 @@ def test_a_warehouse_holding_a_run_dated_ahead_says_so_and_remove_run_restates(h
     assert f"chipcost remove-run {ahead_id}" in said
     prices = run("prices", "--provider", "vastai", "--db", str(bad))
     assert f"chipcost remove-run {ahead_id}" in " ".join(prices.stdout.split())
+    # the export's rows in force are dated so too (on 7bbc9462 it said nothing of it)
+    exported = run("export", "--out", str(bad.parent / "focus"), "--db", str(bad))
+    assert f"chipcost remove-run {ahead_id}" in " ".join(exported.stdout.split())
 
     done = run("remove-run", ahead_id, "--db", str(bad))
     assert done.returncode == 0, done.stderr[-2000:]
