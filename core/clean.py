@@ -25,12 +25,13 @@ CONTROL = (
 _BREAKS = re.compile(BREAKS)
 _CONTROL = re.compile(CONTROL)
 # A cell a spreadsheet runs as a formula: one that starts, after any spaces, with = + - or @,
-# or that starts with a tab or a carriage return; or one holding a ; or , followed (after any
-# spaces) by = + - or @, which a spreadsheet whose list separator it is splits into a cell
-# starting with a formula (";=1+2"). Searched, not matched at the start only; written for
+# or that starts with a tab or a carriage return; or one holding a ; followed (after any
+# spaces) by = + - or @, which a spreadsheet whose list separator is ; splits into a cell
+# starting with a formula (";=1+2"): the CSV writer quotes a cell holding a comma, which keeps
+# it whole, but not one holding a ;. Searched, not matched at the start only; written for
 # Python's re and polars' alike, the one rule every CSV writer applies (spreadsheet_text for
 # rows, core/frames.py spreadsheet_safe for frames).
-FORMULA = r"^(?:\s*[=+\-@]|[\t\r])|[;,]\s*[=+\-@]"
+FORMULA = r"^(?:\s*[=+\-@]|[\t\r])|;\s*[=+\-@]"
 _FORMULA = re.compile(FORMULA)
 
 
