@@ -364,12 +364,16 @@ def _prune_observations(con: duckdb.DuckDBPyConnection, cutoff: datetime | None)
     if cutoff is None:
         return 0
     if scalar(con, "SELECT count(*) FROM price_marks WHERE observed_at < ?", [cutoff]):
-        # NOT EXISTS, not NOT IN: an anti join from the few marks (0.03 s on ten years of
-        # history), where NOT IN hashed every history row's payload (0.9 s of CPU).
+        # Kept while a price row rests on it as the reads match it (its payload and key):
+        # NOT EXISTS, an anti join from the few marks (0.03 s on ten years of history), where
+        # NOT IN hashed every history row's payload (0.9 s of CPU).
         execute(
             con,
-            "DELETE FROM price_marks m WHERE m.observed_at < ? AND NOT EXISTS "
-            "(SELECT 1 FROM price_history h WHERE h.payload_ref = m.payload_ref)",
+            """DELETE FROM price_marks m WHERE m.observed_at < ? AND NOT EXISTS (
+                SELECT 1 FROM price_history h
+                WHERE h.payload_ref = m.payload_ref AND h.source = m.source
+                    AND h.region = m.region AND h.instance_type = m.instance_type
+                    AND h.pricing_model = m.pricing_model AND h.term = m.term)""",
             [cutoff],
         )
     return _count(con, "DELETE FROM observations WHERE observed_at < ?", [cutoff])

@@ -147,6 +147,22 @@ def test_a_price_keeps_its_marks_past_the_window(con):
         ("eu-west-1", None, "no discount"),
         ("us-east-1", "a reseller's quote", None),
     ]
-    # The marks of payloads no price rests on leave with the window: day 0's are kept.
+    # The marks no price rests on leave with the window: day 0's of the two offers kept.
+    kept = "SELECT observed_at, region FROM price_marks ORDER BY ALL"
+    assert rows(con, kept)[:2] == [(day(0), "eu-west-1"), (day(0), "us-east-1")]
+    assert {r[0] for r in rows(con, kept)[2:]} == {day(6), day(7), day(8), day(9)}
+
+
+def test_a_mark_of_a_payload_another_price_rests_on_leaves_with_the_window(con):
+    """A mark is kept while a price of its own offer rests on its payload, as the reads match
+    it: on 0e48aec7 any price row of the payload kept every mark of it (a spot market's
+    payload opens rows every day, so nearly none left)."""
+    for n in range(10):
+        payload = f"2026-11-{n + 1:02d}T060000Z/aws-pricing-api/0001.json.gz"
+        offers = [  # the estimate's price stays; the other offer's moves every day
+            record(extra={"estimate": "a quote"}, payload_ref=payload),
+            record(region="ap-south-1", price_per_hour=10.0 + n, payload_ref=payload),
+        ]
+        load_run(con, run_of(offers, day(n)), observations_days=3)
     kept = "SELECT DISTINCT observed_at FROM price_marks ORDER BY 1"
     assert [r[0] for r in rows(con, kept)] == [day(0), day(6), day(7), day(8), day(9)]
