@@ -72,7 +72,10 @@ def parse_price(text: str | float | int | None, per: str | None = None) -> float
     if per is not None:
         _check_unit(cleaned, per, str(text))
     numbers = _NUMBER.findall(cleaned)
-    words = _LOWER_BOUND.sub("", _SAYS_PER[PER_GPU].sub("", _NUMBER.sub("", cleaned)))
+    # the cell's own word of the unit it is read in ("$50.44/node" read per instance) is
+    # decoration; with no unit asked, a GPU's, as before units were read
+    own = _SAYS_PER[per or PER_GPU]
+    words = _LOWER_BOUND.sub("", own.sub("", _NUMBER.sub("", cleaned)))
     if len(numbers) != 1 or _DECORATION.sub("", words):
         raise PriceError(f"price {str(text)!r} is not one USD amount")
     return _positive(_decimal(numbers[0], str(text)), str(text))

@@ -394,6 +394,10 @@ def test_parse_price_refuses_what_is_not_a_price(text, why):
         ("From $50.44", PER_INSTANCE, "is a lowest price ('From')"),
         ("as low as $2.10/GPU/hr", PER_GPU, "is a lowest price ('as low as')"),
         ("$50.44/hr", PER_INSTANCE, 50.44),
+        # a cell stating the unit it is read in (on 0a37ffe0 refused as not one amount)
+        ("$50.44/node", PER_INSTANCE, 50.44),
+        ("$50.44 per instance", PER_INSTANCE, 50.44),
+        ("$3.00/hr per server", PER_INSTANCE, 3.0),
         ("Contact sales", PER_INSTANCE, None),
     ],
 )
