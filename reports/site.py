@@ -96,7 +96,7 @@ def _read(
         history = daily_cheapest(con, since=since, until=until)
         # the prices those days' charts leave out for want of a rate, each run of days named
         left = daily_unrated(con, since=since, until=until)
-        answers = _answers(con, mine)
+        answers = _answers(con, mine, stale_days)
         curve = _curve(con)
         rates = newest_per_usd(con)
         unconverted = unrated_offers(con) if unrated(con).count else []
@@ -133,7 +133,7 @@ def _offered(rates: dict[str, tuple[date, float]], currency: str) -> dict[str, d
     return offered
 
 
-def _answers(con, mine: YourPrices) -> list[dict]:
+def _answers(con, mine: YourPrices, stale_days: int) -> list[dict]:
     """The article pairs answered as `chipcost compare` does (chipcost.reads.compare), on your
     discounts as compare takes them, as the weekly report shows them."""
     from chipcost.reads.articles import article_answers
@@ -141,7 +141,7 @@ def _answers(con, mine: YourPrices) -> list[dict]:
 
     return section(
         "head-to-head",
-        lambda: article_answers(con, DEFAULT_STALE_DAYS, answer_prices(mine)),
+        lambda: article_answers(con, stale_days, answer_prices(mine)),
         [],
     )
 
