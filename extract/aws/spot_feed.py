@@ -27,6 +27,7 @@ from chipcost.extract._formats import Format, Rows
 from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin, json_of, missing_fields, positive
 from chipcost.extract.aws._files import get_bytes
+from chipcost.extract.aws._price_list import FAMILIES_CSV, INSTANCE_TYPES_CSV
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
 from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
 
@@ -51,13 +52,14 @@ REGION_ALIASES = {
 }
 # callback({...}); copies of the feed kept by other projects may open with a /* comment */.
 JSONP = re.compile(r"^\s*(?:/\*.*?\*/\s*)*[\w.$]+\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
-INSTANCE_TYPES_CSV = "core/data/aws_instance_types.csv"
-FAMILIES_CSV = "core/data/aws_families.csv"
 # The feed's type groups of accelerator instances: gpuCurrentGen (as recorded, Inferentia
-# too), gpuPreviousGen, and an ML group such as the sample's mlCurrentGen. A size there of a
-# family the catalog lacks is a new accelerator (p7.48xlarge): refused naming what to add,
-# never skipped without a word. Other groups' sizes of such families are not ours.
+# too), gpuPreviousGen, and an ML group such as the sample's mlCurrentGen. A size in a current
+# group of a family the catalog lacks is a new accelerator (p7.48xlarge): refused naming what
+# to add, never skipped without a word. Other groups' sizes of such families are not ours.
 ACCELERATOR_GROUPS = re.compile(r"^(gpu|ml)", re.IGNORECASE)
+# Groups of retired types ("gpuPreviousGen"): a family the catalog lacks there is noted, not
+# refused; one in a current group ("gpuCurrentGen") is a new accelerator, refused by name.
+PREVIOUS_GENERATION = re.compile(r"previous", re.IGNORECASE)
 SETTING = "CHIPCOST_AWS_SPOT_FEED_URL"
 
 
@@ -104,6 +106,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
         unread = _unread(feed["config"], payload)
         for region in _list(feed["config"], "regions"):
             result.extend(_region(payload, region, str(feed.get("vers", "")), unread))
+    result.notes = list(dict.fromkeys(result.notes))  # a family's note once, not per region
     if payloads:
         refuse_empty(result, payloads, PROVIDER)
     return result
@@ -172,6 +175,14 @@ def _region(payload: Payload, entry: Mapping[str, Any], vers: str, unread: str) 
             known = family in families
             if not known and not ACCELERATOR_GROUPS.match(kind):
                 continue  # not an accelerator type: not a price this source collects
+            if not known and PREVIOUS_GENERATION.search(kind):
+                # a retired accelerator the catalog never mapped (the feed's gpuPreviousGen
+                # has listed cg1): named once a run, not refused in every region every day
+                result.notes.append(
+                    f"{family} sizes in the feed's {kind} group are not collected: the "
+                    f"family is not in {FAMILIES_CSV} (add it there to price it)"
+                )
+                continue
             raw = {"region": name, "type": group.get("type"), **size}
             extra = {"feedRegion": name, "feedType": kind, "feedVersion": vers}
             try:
