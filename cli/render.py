@@ -31,11 +31,13 @@ def print_note(console: Screen, note: str, *, label: tuple[str, str] = ("note", 
     print_wrapped(console, printable(note), indent="  ", head=label)
 
 
-def say_more_rows(console: Screen, more: int) -> None:
+def say_more_rows(console: Screen, more: int, counted_to: str = "") -> None:
     """One line for the rows --limit left out (beside csv, json and focus, on stderr:
-    chipcost.cli.consoles.notices)."""
+    chipcost.cli.consoles.notices); `counted_to`: the bound their count stopped at, if it
+    did ('1,000,000 rows (CHIPCOST_SQL_ROWS)'), so there are at least that many."""
     if more > 0:
-        console.say(f"{more} more rows (--limit)")
+        least, bound = ("at least ", f"; counted to {counted_to}") if counted_to else ("", "")
+        console.say(f"{least}{more:,} more row{'s' if more != 1 else ''} (--limit{bound})")
 
 
 def status_cell(status: str) -> Styled:

@@ -16,8 +16,9 @@ from chipcost.transform.rows import number
 # Which offers an answer sets against each other: compare's pairing (chipcost.transform.comparison
 # paired), said in the report and the explorer.
 PAIRING = (
-    "on demand, each chip's cheapest offer that holds the model, wherever it is sold (the two "
-    "may be on different providers)"
+    "on demand (else the first pricing model both chips have, as the row says), each chip's "
+    "cheapest offer that holds the model, wherever it is sold (the two may be on different "
+    "providers)"
 )
 # Where a pair has no chart of its own (training, or no range to draw): the section, whose
 # table has both figures.

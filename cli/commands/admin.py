@@ -43,7 +43,7 @@ def _sql(**given: Any) -> None:
         print_rows(out, result.columns, result.rows, total=len(result.rows) + result.more)
     else:
         write_rows(format, result.columns, result.rows)
-        say_more_rows(err, result.more)
+        say_more_rows(err, result.more, result.counted_to)
     _sql_freshness(result, format)
     if not result.rows:  # as every read that matches nothing: exit 1, stdout still parses
         raise NoMatch("the query returned no rows")

@@ -20,7 +20,7 @@ from chipcost.cli.price_cells import (
     estimate_note,
     pricing_cell,
 )
-from chipcost.cli.render import print_note, shown
+from chipcost.cli.render import print_note, say_more_rows, shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.asks import COST, DEFAULT_RANKING_ROWS, MAX_LIMIT
 from chipcost.core.errors import NoMatch
@@ -62,7 +62,7 @@ def _cost(**given: Any) -> None:
     money = str(ranking.header["currency"])
     write_frame(format, with_currency(money_named(ranking.frame(), money), money))
     if ranking.more:
-        notices(format).say(f"{ranking.more} more rows (--limit)")
+        say_more_rows(notices(format), ranking.more)
     print_freshness(notices(format), ranking.freshness)
 
 

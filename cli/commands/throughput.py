@@ -15,7 +15,7 @@ from chipcost.cli.fit import Cell, Column, Styled, fit_table, plain
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.options import Db, Format, Limit, Wide
 from chipcost.cli.parser import SETTINGS, command
-from chipcost.cli.render import shown
+from chipcost.cli.render import say_more_rows, shown
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.questions import Opt
 
@@ -365,7 +365,7 @@ def list_(
         raise NoMatch("no throughput figure matches these filters (try --derived)")
     if not table:
         if frame.height > shown.height:
-            notices(format).say(f"{frame.height - shown.height} more rows (--limit)")
+            say_more_rows(notices(format), frame.height - shown.height)
         return
     print_throughput(out, shown, total=frame.height, wide=wide)
 

@@ -190,7 +190,7 @@ def test_throughput_list_takes_limit_and_says_its_count_first(run, db, limit):
     assert shown[:limit] == ids and not any(r["throughput_id"] in shown for r in every[limit:])
     for fmt in ("csv", "json"):
         cut = run("throughput", "list", "--limit", str(limit), "--format", fmt, "--db", db)
-        assert cut.returncode == 0 and f"{len(every) - limit} more rows (--limit)" in cut.stderr
+        assert cut.returncode == 0 and f"{len(every) - limit:,} more rows (--limit)" in cut.stderr
         got = json.loads(cut.stdout) if fmt == "json" else list(csv.DictReader(io.StringIO(
             cut.stdout)))  # fmt: skip
         assert [r["throughput_id"] for r in got] == ids
@@ -223,7 +223,7 @@ def test_sources_runs_take_limit_and_say_their_count_first(run, db, limit):
         listed = run("sources", "--runs", *given, "--format", "csv", "--db", db)
         rows = list(csv.DictReader(io.StringIO(listed.stdout)))
         assert [r["run_id"] for r in rows] == [every[0]["run_id"]]
-        assert "1 more rows (--limit)" in listed.stderr
+        assert "1 more row (--limit)" in listed.stderr
 
 
 def test_the_e_mail_opens_with_what_changed(run, db, tmp_path):

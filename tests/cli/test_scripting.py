@@ -104,10 +104,11 @@ def test_rows_cut_by_the_limit_are_counted_on_stderr(run, db, command, fmt):
         assert len(json.loads(done.stdout)) == 1
     else:
         assert len(list(csv.DictReader(io.StringIO(done.stdout)))) == 1
-    said = f"{len(every) - 1} more rows (--limit)"
+    more = len(every) - 1
+    said = f"{more:,} more row{'s' if more != 1 else ''} (--limit)"
     assert len(every) > 1 and done.stderr.count(said) == 1, done.stderr
     whole = run(*command, "--format", fmt, "--limit", str(len(every)), "--db", db)
-    assert whole.returncode == 0 and "more rows" not in whole.stderr, whole.stderr
+    assert whole.returncode == 0 and "(--limit)" not in whole.stderr, whole.stderr
 
 
 @pytest.mark.parametrize("fmt", ["table", "json"])

@@ -153,3 +153,15 @@ def test_a_table_with_a_limit_counts_the_rows_it_does_not_show(db, bound, said):
     lines = [line.strip() for line in (done.stderr + done.stdout).splitlines()]
     assert [line for line in lines if "rows" in line] == said
     assert [line for line in lines if line.isdigit()] == ["0", "1", "2"]
+
+
+def test_csv_with_a_limit_says_the_count_stopped_at_the_rows_bound(db):
+    """On 72e1e029 csv said '999997 more rows (--limit)' of a query with a trillion: the count
+    had stopped at the rows bound, unsaid."""
+    done = run_chipcost("sql", "SELECT range AS n FROM range(1000000000000)", "--db", str(db),
+                        "--format", "csv", "--limit", "3")  # fmt: skip
+    assert done.returncode == 0 and done.stdout.split() == ["n", "0", "1", "2"]
+    assert (
+        "at least 999,997 more rows (--limit; counted to 1,000,000 rows (CHIPCOST_SQL_ROWS))"
+        in done.stderr
+    )
