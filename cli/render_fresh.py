@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from chipcost.core.durations import age_words
 from chipcost.core.payload import AHEAD_OF_NOW
 
 if TYPE_CHECKING:  # DuckDB is loaded by the commands that read, not by `--help`
@@ -32,16 +33,7 @@ def when(moment: datetime | None) -> str:
 
 
 def ago(age: timedelta | None) -> str:
-    if age is None:
-        return "never"
-    if age < timedelta(0) and -age > AHEAD_OF_NOW:
-        return "AHEAD of the clock"
-    if age < timedelta(hours=1):
-        return "under an hour ago"
-    if age < timedelta(days=2):
-        hours = int(age.total_seconds() // 3600)
-        return f"{hours} hour{'s' if hours != 1 else ''} ago"
-    return f"{age.days} days ago"
+    return "never" if age is None else age_words(age, AHEAD_OF_NOW)
 
 
 def names(sources: list[str]) -> str:

@@ -36,3 +36,17 @@ def iso_timedelta(value: timedelta) -> str:
     if value < timedelta(0):
         return "-" + iso_timedelta(-value)
     return iso_duration(0, value.days, value.seconds * _MICROS + value.microseconds)
+
+
+def age_words(age: timedelta, ahead: timedelta, *, since: str = "ago") -> str:
+    """'7 days ago', '3 hours ago', 'under an hour ago' ('... before' with since='before',
+    as a page made earlier than it is read says it); 'AHEAD of the clock' where the moment is
+    more than `ahead` in the future. The one wording of an age the reads and pages use."""
+    if age < timedelta(0) and -age > ahead:
+        return "AHEAD of the clock"
+    if age < timedelta(hours=1):
+        return f"under an hour {since}"
+    if age < timedelta(days=2):
+        hours = int(age.total_seconds() // 3600)
+        return f"{hours} hour{'s' if hours != 1 else ''} {since}"
+    return f"{age.days} days {since}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from chipcost.core.durations import age_words
 from chipcost.core.payload import AHEAD_OF_NOW
 from chipcost.core.settings import STALE_DAYS_ENV
 from chipcost.warehouse.freshness import Freshness, SourceFreshness
@@ -84,14 +85,8 @@ def freshness_lines(fresh: Freshness) -> list[str]:
 
 def _before(age: timedelta) -> str:
     """'7 days before', as the reads say '7 days ago' (a page is read later than it is made)."""
-    if age < -AHEAD_OF_NOW:
-        return "AHEAD of the clock when"
-    if age < timedelta(hours=1):
-        return "under an hour before"
-    if age < timedelta(days=2):
-        hours = int(age.total_seconds() // 3600)
-        return f"{hours} hour{'s' * (hours != 1)} before"
-    return f"{age.days} days before"
+    said = age_words(age, AHEAD_OF_NOW, since="before")
+    return said + " when" if said.startswith("AHEAD") else said
 
 
 def _ahead(source: SourceFreshness, now: datetime) -> str:
