@@ -99,7 +99,11 @@ class Screen:
 
     def line(self, spans: Line | str = "") -> None:
         """One line as it is (never wrapped: --wide's tables may be wider than the width)."""
-        self.file.write(self.text(spans) + "\n")
+        try:
+            self.file.write(self.text(spans) + "\n")
+        except BrokenPipeError:
+            if not self._reader_gone():
+                raise
 
     def text(self, spans: Line | str) -> str:
         """The line as written: each styled piece between its escape and a reset on a
@@ -143,7 +147,19 @@ class Screen:
         self.line(line)
 
     def flush(self) -> None:
-        self.file.flush()
+        try:
+            self.file.flush()
+        except BrokenPipeError:
+            if not self._reader_gone():
+                raise
+
+    def _reader_gone(self) -> bool:
+        """A write found the stream's reader gone: during a collection or a backfill the run
+        stops in order and the line goes nowhere (chipcost.core.stopping.output_gone), True;
+        else False, and the error ends the command as on any closed pipe."""
+        from chipcost.core.stopping import output_gone
+
+        return output_gone(_descriptor(self.file))
 
 
 def _merged(spans: Line) -> list[Span]:
@@ -157,6 +173,13 @@ def _merged(spans: Line) -> list[Span]:
         else:
             merged.append((text, style))
     return merged
+
+
+def _descriptor(stream: TextIO) -> int:
+    try:
+        return stream.fileno()
+    except (AttributeError, ValueError, OSError):  # none (a test's capture), or closed
+        return -1
 
 
 def _terminal_width() -> int:
@@ -203,7 +226,18 @@ def live_on_stderr() -> RichConsole:
     while it draws), so a line is never drawn over."""
     from rich.console import Console
 
-    return Console(stderr=True, emoji=False, width=err.width)
+    class LiveConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # A bar drawn to a pipe (FORCE_COLOR) whose reader is gone: the run stops in order,
+            # not rich's way (stdout pointed at the null device, SystemExit(1) in the thread
+            # that drew).
+            from chipcost.core.stopping import output_gone
+
+            self.quiet = True
+            if not output_gone(_descriptor(self.file)):
+                super().on_broken_pipe()
+
+    return LiveConsole(stderr=True, emoji=False, width=err.width)
 
 
 _ARGUMENT = re.compile(r"""(?:'[^']*'|"[^"]*"|[^\s'"])+""")

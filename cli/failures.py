@@ -17,8 +17,13 @@ from typing import NoReturn
 
 from chipcost.core.disk import no_room
 from chipcost.core.errors import ChipcostError, UsageError
-from chipcost.core.stopping import SIGNALS as STOP_SIGNALS
-from chipcost.core.stopping import quiet_dead_streams, signal_name
+from chipcost.core.stopping import (
+    HANDLED,
+    OUTPUT_GONE,
+    asks_to_stop,
+    quiet_dead_streams,
+    signal_name,
+)
 
 
 class _WaitHandler(logging.Handler):
@@ -94,25 +99,29 @@ def fail(
 
 @contextmanager
 def interruptible(said: Callable[[], str]) -> Iterator[None]:
-    """Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed) or SIGPIPE (the reader of the
-    output gone: `collect | head -1`) ends the block with `said()` on stderr (where it still
-    goes) and exit 130 (143, 129, 141), however the code it interrupted surfaced it: a
-    KeyboardInterrupt, DuckDB's "Query interrupted", a Prefect run that crashed, a write to the
-    closed pipe, or an error from a thread cut short. Elsewhere a signal is not ours to take (a
-    thread other than the main one cannot set a handler): the block runs as it is."""
+    """Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed) or the reader of the command's
+    output gone (`collect 2>&1 | head -1`, said as SIGPIPE: core.stopping.output_gone) ends
+    the block with `said()` on stderr (where it still goes) and exit 130 (143, 129, 141),
+    however the code it interrupted surfaced it: a KeyboardInterrupt, DuckDB's "Query
+    interrupted", a Prefect run that crashed, or an error from a thread cut short. A SIGPIPE
+    the kernel sends for a socket whose peer is gone stops nothing. Elsewhere a signal is not
+    ours to take (a thread other than the main one cannot set a handler): the block runs as
+    it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     hit: list[int] = []
 
     def handler(signum: int, frame: object) -> None:
+        if not asks_to_stop(signum):
+            return  # a socket's broken pipe: its write's BrokenPipeError is its fetch's error
         quiet_dead_streams()
         hit.append(signum)
-        if signum == getattr(signal, "SIGPIPE", None) and hit.count(signum) > 1:
-            return  # each write to the closed pipe sends one: the first stops, the rest do not
+        if signum == OUTPUT_GONE and len(hit) > 1:
+            return  # already stopping: the output gone (or a SIGPIPE after it) adds nothing
         signal.default_int_handler(signum, frame)
 
-    previous = {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}
+    previous = {signum: signal.signal(signum, handler) for signum in HANDLED}
     try:
         yield
     except BaseException:

@@ -1,11 +1,14 @@
-"""The process-wide stop: handlers chained and restored, an ignored signal left ignored, a
-closed pipe taken as a stop."""
+"""The process-wide stop: handlers chained and restored, an ignored signal left ignored, the
+command's closed output taken as a stop, a broken socket not."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
+
+import pytest
 
 from chipcost.core import stopping
 from tests.paths import ROOT
@@ -41,39 +44,99 @@ def test_a_deadline_counts_down():
     assert 99 < deadline.left() <= 100 and deadline.seconds == 100
 
 
-# A collection's shape: the CLI's stop around the run, the run's own stop inside, progress
-# lines on stderr while a fetch waits for the stop.
+# A collection's shape: the CLI's stop around the run, its progress shown (collect's), the
+# run's own stop inside, a fetch on a worker thread saying its progress as it goes (as each
+# source's outcome is said from the thread that fetched it) until the stop.
 CHILD = """
-import sys
+import logging, sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import SimpleNamespace
+from chipcost.cli.collect_progress import Shown, shown_on
+from chipcost.cli.failures import interruptible
+from chipcost.core import stopping
+
+said = Path(sys.argv[1])
+def say(what: str) -> None:
+    with said.open("a") as file:
+        file.write(what + "\\n")
+
+def after() -> str:
+    say("stopped in order" if stopping.stopping() else "not stopped")
+    return "what was kept"
+
+def fetch() -> None:
+    for n in range(1000):
+        done = SimpleNamespace(status="ok", seconds=0.0, source=f"source{n}", message="fetched")
+        logging.getLogger("chipcost.progress").info("done", extra={"source_finished": done})
+        if stopping.STOP.wait(0.01):
+            say("the fetch saw the stop")
+            return
+    say("the fetch ran to its end")
+
+with interruptible(after), shown_on(Shown(None), "collecting"), stopping.on_signals(grace=3600):
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(fetch).result()
+say("the run ran to its end")
+"""
+
+
+@pytest.mark.parametrize("bar", [False, True], ids=["plain lines", "rich's bar"])
+def test_a_closed_output_pipe_stops_the_run_in_order_as_sigterm_does(tmp_path, bar):
+    # `chipcost collect 2>&1 | head -1`: its second progress line met the closed pipe, and the
+    # BrokenPipeError ended the run where it was (exit 141, the stop never said); now the
+    # closed pipe is a stop like SIGTERM's: the run winds down and the stop's words are said
+    # (to nowhere, the pipe being gone), exit 141. The lines are written from a worker thread,
+    # plainly or through rich's bar (a terminal said to be one: TTY_COMPATIBLE=1), while the
+    # main thread waits on its result, as a collection's does.
+    said = tmp_path / "said"
+    env = {**os.environ, "TTY_COMPATIBLE": "1" if bar else "0"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(said)], stderr=subprocess.PIPE, cwd=ROOT, env=env
+    )
+    assert child.stderr.readline()
+    child.stderr.close()  # head -1 has read its line
+    assert child.wait(timeout=60) == 128 + signal.SIGPIPE
+    assert said.read_text().splitlines() == ["the fetch saw the stop", "stopped in order"]
+
+
+# A fetch on a worker thread writing to a connection its provider has closed (a kept-alive
+# connection reset, S3 ending an upload early), within the CLI's and the run's stops.
+SOCKET = """
+import socket, sys, threading
 from pathlib import Path
 from chipcost.cli.failures import interruptible
 from chipcost.core import stopping
 
 said = Path(sys.argv[1])
-def after() -> str:
-    said.write_text("stopped in order" if stopping.stopping() else "not stopped")
-    return "what was kept"
+errors = []
+def fetch() -> None:
+    ours, providers = socket.socketpair()
+    providers.close()
+    try:
+        for _ in range(3):
+            ours.sendall(b"x" * 65536)
+    except OSError as exc:
+        errors.append(type(exc).__name__)
 
-with interruptible(after), stopping.on_signals(grace=3600):
-    for n in range(1000):
-        sys.stderr.write(f"progress line {n}\\n")
-        sys.stderr.flush()
-        if stopping.STOP.wait(0.01):
-            break
-said.write_text("ran to its end")
+with interruptible(lambda: "what was kept"), stopping.on_signals(grace=3600):
+    worker = threading.Thread(target=fetch)
+    worker.start()
+    worker.join()
+    for _ in range(1000):  # the main thread runs on: a signal pending is handled meanwhile
+        pass
+    stop = stopping.stopping()
+said.write_text(f"{errors} stop={stop}")
 """
 
 
-def test_a_closed_pipe_stops_the_run_in_order_as_sigterm_does(tmp_path):
-    # `chipcost collect 2>&1 | head -1`: its second progress line met the closed pipe, and the
-    # BrokenPipeError ended the run where it was (exit 141, the stop never said); now the
-    # closed pipe is a stop like SIGTERM's: the run winds down and the stop's words are said
-    # (to nowhere, the pipe being gone), exit 141.
+def test_a_broken_socket_in_a_fetch_is_its_own_error_not_a_stop(tmp_path):
+    # SIGPIPE was a stop: the kernel sends it to a thread writing to a socket whose peer is
+    # gone, so one provider resetting a connection stopped every source ('stopped (SIGPIPE)',
+    # exit 141). The write's BrokenPipeError is that fetch's network error; the run goes on.
     said = tmp_path / "said"
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(said)], stderr=subprocess.PIPE, cwd=ROOT
+    child = subprocess.run(
+        [sys.executable, "-c", SOCKET, str(said)], capture_output=True, cwd=ROOT, timeout=60
     )
-    assert child.stderr.readline() == b"progress line 0\n"
-    child.stderr.close()  # head -1 has read its line
-    assert child.wait(timeout=60) == 128 + signal.SIGPIPE
-    assert said.read_text() == "stopped in order"
+    assert child.returncode == 0, child.stderr
+    assert said.read_text() == "['BrokenPipeError'] stop=False"
