@@ -246,11 +246,12 @@ def _live(
         stamp = archive.run_stamp(started)
         mark_pending(settings, stamp)
         progress_log.info("fetching %d sources", len(sources), extra={STARTED: len(sources)})
+        fetches: list[Future[SourceResult]] = []
         try:
-            fetches = [runner.source(s, settings, stamp, network) for s in sources]
+            fetches.extend(runner.source(s, settings, stamp, network) for s in sources)
             today = _run(started, stamp, "live", [f.result() for f in fetches], dated=started)
         except BaseException:  # stopped (a signal) before any load: a run with nothing
-            _drop_if_empty(settings, stamp)  # archived is not left pending
+            _drop_if_empty(settings, stamp, fetches)  # archived is not left pending
             raise
     outcomes = []
     try:
@@ -269,9 +270,15 @@ def _live(
     return outcomes
 
 
-def _drop_if_empty(settings: Settings, stamp: str) -> None:
-    """The pending marker of today's run, cleared where nothing of it was archived: a stop
-    before any source's payloads were kept leaves nothing for the next collection to load."""
+def _drop_if_empty(settings: Settings, stamp: str, fetches: list[Future[SourceResult]]) -> None:
+    """The pending marker of today's run, cleared where nothing of it was archived and every
+    fetch has ended: a stop before any source's payloads were kept leaves nothing for the next
+    collection to load. A fetch still winding down may yet archive a payload (the page it had
+    read), so while one runs the marker stays; the next collection drops the run if it holds
+    nothing. A future that cannot say whether it is done (a Prefect task run's) counts as
+    running."""
+    if not all(callable(done := getattr(f, "done", None)) and done() for f in fetches):
+        return
     run_dir = settings.archive_dir / stamp
     if not run_dir.is_dir() or not archive.archived_sources(run_dir):
         clear_pending(settings, stamp)

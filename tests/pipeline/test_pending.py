@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
 
 import pytest
 
@@ -52,12 +53,16 @@ def test_a_file_where_the_markers_go_is_named_with_what_to_do(tmp_path, command)
 
 
 def test_a_stopped_run_stays_pending_only_where_something_of_it_was_archived(tmp_path):
-    """A stop during the fetch (collection._live): a run with a source's payloads archived
-    stays pending for the next collect to load; one with nothing archived is cleared."""
+    """A stop during the fetch (collection._live), every fetch ended: a run with a source's
+    payloads archived stays pending for the next collect to load; one with nothing archived
+    is cleared."""
     import shutil
 
     from chipcost.pipeline.collection import _drop_if_empty
     from tests.paths import ROOT
+
+    ended = Future()
+    ended.set_result(None)
 
     settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
     kept, empty = "2026-11-21T060000Z", "2026-11-22T060000Z"
@@ -68,5 +73,42 @@ def test_a_stopped_run_stays_pending_only_where_something_of_it_was_archived(tmp
     )
     (tmp_path / "archive" / empty).mkdir()  # made, nothing of it kept
     for stamp in (kept, empty):
-        _drop_if_empty(settings, stamp)
+        _drop_if_empty(settings, stamp, [ended])
     assert pending_runs(settings) == [tmp_path / "archive" / kept]
+
+
+class _Stopped:
+    """A fetch's future as a stop leaves it: the wait on its result interrupted (the signal's
+    KeyboardInterrupt in the main thread), the fetch itself ended or still winding down."""
+
+    def __init__(self, ended: bool) -> None:
+        self.ended = ended
+
+    def result(self) -> None:
+        raise KeyboardInterrupt
+
+    def done(self) -> bool:
+        return self.ended
+
+
+class _StoppedRunner:
+    def __init__(self, ended: bool) -> None:
+        self.ended = ended
+
+    def source(self, *given: object) -> _Stopped:
+        return _Stopped(self.ended)
+
+
+@pytest.mark.parametrize(("ended", "pending"), [(True, 0), (False, 1)], ids=["ended", "running"])
+def test_a_stopped_runs_marker_is_cleared_only_once_every_fetch_has_ended(tmp_path, ended, pending):
+    """Nothing archived when the stop came: cleared if every fetch had ended. A fetch still
+    winding down may yet archive the page it read; the marker was cleared all the same, and
+    the stop said nothing fetched was waiting of a run that then held a source: now it stays
+    (the next collect drops a run that holds nothing, with a note)."""
+    from chipcost.core.network import Network
+    from chipcost.pipeline.collection import _live
+
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    with pytest.raises(KeyboardInterrupt):
+        _live(settings, _StoppedRunner(ended), None, [None], Network(), fetch=True)
+    assert len(pending_runs(settings)) == pending
