@@ -229,7 +229,12 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
     if runs is not None:
         rest = "the rest (loaded runs are skipped)" if loaded else "them"
         return f"{done}. Run the same command again to load {rest}"
-    if waiting := pending_runs(settings):
+    # the pending runs something of which was archived (a run stopped inside its first
+    # fetch keeps its marker while a thread may still write; the next collect drops it)
+    from chipcost.archive import archived_sources
+
+    waiting = [r for r in pending_runs(settings) if r.is_dir() and archived_sources(r)]
+    if waiting:
         return (
             f"{done}. What was fetched is archived in {settings.archive_dir}, "
             f"{_runs(len(waiting))} pending: `chipcost collect --pending` loads "

@@ -54,3 +54,22 @@ def test_a_replay_of_one_source_counts_the_runs_holding_it(tmp_path):
         f"every run was loaded: 1 of 1 runs ({RUNS[0]}) into {settings.warehouse}, each whole; "
         "nothing left to load"
     )
+
+
+def test_a_live_run_stopped_with_nothing_archived_says_nothing_is_waiting(tmp_path):
+    """A marker whose run holds no archived source (stopped inside its first fetch) is no run
+    to load: on 2ce24b91 the stop said 'What was fetched is archived ..., 1 run pending'."""
+    import shutil
+
+    from chipcost.pipeline.pending import mark_pending
+    from tests.paths import ROOT
+
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    mark_pending(settings, "2026-11-22T060000Z")
+    assert _after_interrupt(settings, None, []).endswith(
+        "Nothing fetched is waiting: run `chipcost collect` again"
+    )
+    mark_pending(settings, RUNS[0])  # this one holds a source's payloads
+    shutil.copytree(ROOT / "sample" / "archive" / RUNS[0] / "lambda",
+                    tmp_path / "archive" / RUNS[0] / "lambda")  # fmt: skip
+    assert "1 run pending" in _after_interrupt(settings, None, [])

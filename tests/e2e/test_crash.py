@@ -262,13 +262,10 @@ def test_a_closed_terminal_stops_a_collection_in_order(env, tmp_path):
     assert code == 128 + signal.SIGHUP, err
     assert "stopped (SIGHUP): nothing was loaded" in err and "Traceback" not in err
     assert not [p for p in (tmp_path / "archive").rglob("manifest.json")]
-    # stopped inside its one source's read, nothing archived. A fetch still winding down when
-    # the stop is said may yet archive what it read, so its run stays pending until the next
-    # collect (collection._drop_if_empty; tests/pipeline/test_pending.py); the stop says what
-    # it left either way.
-    waiting = list((tmp_path / "pending").glob("*.json"))
-    assert ("1 run pending" in err) == bool(waiting), err
-    assert ("Nothing fetched is waiting" in err) == (not waiting), err
+    # stopped inside its one source's read, nothing archived: the stop says nothing fetched is
+    # waiting (a fetch still winding down when it is said may keep the run's marker, which the
+    # next collect drops: collection._drop_if_empty; tests/pipeline/test_pending.py)
+    assert "Nothing fetched is waiting" in err and "pending" not in err, err
     again = subprocess.run(
         [CHIPCOST, "collect", "--pending"], cwd=ROOT, env=env, capture_output=True, text=True
     )
