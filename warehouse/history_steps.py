@@ -96,13 +96,12 @@ def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
         {"source": [s.source for s in ok], "observed_at": [s.observed_at for s in ok]},
         schema={"source": pl.String, "observed_at": pl.Datetime("us", "UTC")},
     )
+    refused = _refused_offers(ok)
     con.register("seen_keys", ArrowStream(seen))
     con.register("ok_sources", ArrowStream(sources))
-    con.register("refused_offers", ArrowStream(_refused_offers(ok)))
+    con.register("refused_offers", ArrowStream(refused))
     try:
         key_match = " AND ".join(f"h.{c} = k.{c}" for c in HISTORY_KEY)
-        # A field a reject does not name (NULL) matches any value of it.
-        refused_match = " AND ".join(f"(r.{c} IS NULL OR r.{c} = h.{c})" for c in REFUSED_KEY)
         return _count(
             con,
             f"""
@@ -110,9 +109,7 @@ def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
             FROM ok_sources o
             WHERE h.valid_to IS NULL AND h.source = o.source AND h.last_seen_at < o.observed_at
               AND NOT EXISTS (SELECT 1 FROM seen_keys k WHERE {key_match})
-              AND NOT EXISTS (
-                  SELECT 1 FROM refused_offers r WHERE r.source = h.source AND {refused_match}
-              )
+              {"".join(_not_kept_open(shape) for shape in refused["shape"].unique().sort())}
             """,
         )
     finally:
@@ -121,9 +118,23 @@ def _close_withdrawn(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
         con.unregister("refused_offers")
 
 
+def _not_kept_open(shape: int) -> str:
+    """No refused row of this shape (the fields it names) keeps the open offer h open: none
+    agrees with h on those fields. An equality anti-join a shape, which DuckDB runs as a hash
+    join; one match of `r.c IS NULL OR r.c = h.c` for every field compared each open offer
+    with each refused row (docs/performance.md)."""
+    named = "".join(f" AND r.{c} = h.{c}" for i, c in enumerate(REFUSED_KEY) if shape >> i & 1)
+    return (
+        "AND NOT EXISTS (SELECT 1 FROM refused_offers r "
+        f"WHERE r.shape = {shape} AND r.source = h.source{named})\n"
+    )
+
+
 def _refused_offers(sources: list[SourceResult]) -> pl.DataFrame:
     """Per refused row of each source, what its reject names: its sku and the fields of its
-    offer's key it knows, None for the others. A reject naming nothing keeps nothing open."""
+    offer's key it knows, None for the others, and its shape, which of them it names (bit i:
+    REFUSED_KEY[i]; a few shapes a source). A field it does not name matches any value; a
+    reject naming nothing keeps nothing open."""
     rows = {
         (s.source, r.sku or None, *(r.offer.get(name) for name in OFFER_KEY))
         for s in sources
@@ -132,9 +143,11 @@ def _refused_offers(sources: list[SourceResult]) -> pl.DataFrame:
     }
     names = ("source", *REFUSED_KEY)
     columns = list(zip(*rows, strict=True)) if rows else [[] for _ in names]
-    return pl.DataFrame(
+    refused = pl.DataFrame(
         dict(zip(names, columns, strict=True)), schema=dict.fromkeys(names, pl.String())
     )
+    named = (pl.col(c).is_not_null().cast(pl.Int32) * (1 << i) for i, c in enumerate(REFUSED_KEY))
+    return refused.with_columns(shape=pl.sum_horizontal(named))
 
 
 def _key_schema() -> dict[str, pl.DataType]:

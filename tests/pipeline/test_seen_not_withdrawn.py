@@ -13,14 +13,17 @@ from pathlib import Path
 import pytest
 
 from chipcost.archive import ArchiveWriter
+from chipcost.core.record import Reject
 from chipcost.core.runs import FAILED, OK, RunResult
 from chipcost.core.settings import load_settings
 from chipcost.extract import registry
 from chipcost.extract.verda import INSTANCE_TYPES_URL, PERIODS_URL
 from chipcost.extract.vultr import METAL_URL, PLANS_URL
 from chipcost.pipeline.collect import WarehouseSession, collect_source, load
+from chipcost.pipeline.seed import open_warehouse
 from chipcost.warehouse.db import connect
-from tests import warehouses
+from chipcost.warehouse.load import load_run
+from tests import helpers, warehouses
 from tests.paths import FIXTURES
 
 VULTR = FIXTURES / "vultr"
@@ -226,3 +229,48 @@ def test_verda_periods_of_a_unit_not_known_keep_the_commitment_offers_open(tmp_p
     finally:
         con.close()
     assert ends == [(None, 65)]
+
+
+@pytest.mark.parametrize("kind", ["file", "lake"])
+def test_rejects_naming_different_fields_each_keep_open_only_what_they_name(
+    tmp_path, request, kind
+):
+    """One run's rejects name their offers by different fields: the whole key, a region and a
+    type, a sku. Each keeps open the offers agreeing with it on the fields it names and no
+    other: the whole key of a spot price in us-east-1 keeps p5's on-demand offer there from
+    nothing, though it agrees with it on every field the region-and-type reject names. The
+    step is one match a set of fields named (warehouse/history_steps.py), in a file and in a
+    lake (its catalog on a real PostgreSQL)."""
+    region_type_sku = [
+        ("us-east-1", "p5.48xlarge", "SKU1"),
+        ("us-east-1", "p4d.24xlarge", "SKU2"),
+        ("eu-west-1", "p5.48xlarge", "SKU3"),
+        ("eu-west-1", "p4d.24xlarge", "SKU4"),
+        ("us-west-2", "p5.48xlarge", "SKU5"),
+    ]
+    offers = [helpers.record(region=r, instance_type=t, sku=sku) for r, t, sku in region_type_sku]
+    spot = helpers.record(region="us-east-1", pricing_model="spot", sku="")
+    named = {"provider": "aws", "region": "eu-west-1", "instance_type": "p4d.24xlarge"}
+    second = helpers.run_of(offers[-1:], helpers.day(1))
+    second.sources[0].rejects = [
+        Reject.of_record(spot, "price '$9.1' is not a number", {}),
+        Reject(spot.source, "count 'x' is not a number", {}, offer=named),
+        Reject(spot.source, "price 'x' is not a number", {}, sku="SKU2"),
+    ]
+    where = (
+        warehouses.new(tmp_path / "w.duckdb") if kind == "file" else request.getfixturevalue(kind)
+    )
+    con = open_warehouse(where)
+    try:
+        load_run(con, helpers.run_of(offers, helpers.day(0)))
+        load_run(con, second)
+        ends = con.execute("SELECT sku, end_reason FROM price_history ORDER BY sku").fetchall()
+    finally:
+        con.close()
+    assert ends == [
+        ("SKU1", "withdrawn"),
+        ("SKU2", None),
+        ("SKU3", "withdrawn"),
+        ("SKU4", None),
+        ("SKU5", None),
+    ]

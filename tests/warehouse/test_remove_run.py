@@ -230,6 +230,17 @@ def _parser_refuses(run: RunResult, p4d: PriceRecord) -> None:
     run.sources[0].rejects = [Reject.of_record(p4d, "price '$32.77' is not a number", {})]
 
 
+def _parser_refuses_naming_its_type(run: RunResult, p4d: PriceRecord) -> None:
+    """A reject naming only p4d's type (a count not read), beside one of another sku: two
+    shapes of reject in one run, each its own match."""
+    run.sources[0].rejects = [
+        Reject(
+            p4d.source, "count 'x' is not a number", {}, offer={"instance_type": p4d.instance_type}
+        ),
+        Reject(p4d.source, "price 'x' is not a number", {}, sku="SKU9"),
+    ]
+
+
 def _validator_refuses(run: RunResult, p4d: PriceRecord) -> None:
     """p4d read at $1,000,000 an hour: the validator refuses it, and its key was seen."""
     [source] = run.sources
@@ -240,7 +251,9 @@ def _validator_refuses(run: RunResult, p4d: PriceRecord) -> None:
     assert [r.offer["instance_type"] for r in source.rejects] == ["p4d.24xlarge"]
 
 
-@pytest.mark.parametrize("refuse", [_parser_refuses, _validator_refuses])
+@pytest.mark.parametrize(
+    "refuse", [_parser_refuses, _parser_refuses_naming_its_type, _validator_refuses]
+)
 def test_a_refused_row_keeps_its_offer_open_when_its_run_is_loaded_again(tmp_path, refuse):
     """The third run refuses p4d's row, a reject naming its offer and no sku (the AWS spot
     feed's kind; or the validator's, of a price out of its range): loaded as it comes, p4d stays
