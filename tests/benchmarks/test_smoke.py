@@ -3,8 +3,8 @@
 The commands are read from the doc itself, so a command it names that no longer runs (a
 module renamed, an option gone, an import only a checkout has) fails here. Each runs as a
 new process from the repository's root, as a reader would type it; only the sizes are made
-small (SHRINK, below) and the doc's placeholders filled in (FILE, DIR, OTHER, and ONE_RUN
-for SHRINK's own).
+small (SHRINK, below) and the doc's placeholders filled in (FILE, DIR, OTHER, OLD.py, and
+ONE_RUN for SHRINK's own).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ SHRINK: dict[str, dict[str, list[str]]] = {
     "builds": {"--repeat": ["1"], "--warmup": ["0"]},
     "explorer": {"--repeat": ["1"]},
     "replay": {"--repeat": ["1"], "--no-prefect": [], "--archive": ["ONE_RUN"]},
+    "withdrawal": {"--offers": ["400"], "--refused": ["40"], "--repeat": ["1"]},
 }
 # What each benchmark needs beyond the installed chipcost, and where the suite finds it.
 NEEDS = {"explorer": (CHROMIUM.exists(), f"no chromium at {CHROMIUM}")}
@@ -109,6 +110,8 @@ def placeholders(tmp_path_factory) -> dict[str, str]:
         "OLD_SITE_DIR": str(site),
         "OTHER/.venv/bin/chipcost": CHIPCOST,
         "ONE_RUN": str(run_directories(ROOT / "sample" / "archive")[0]),
+        # the code before, for a benchmark run in turns with it: here this checkout's own
+        "OLD.py": str(ROOT / "warehouse" / "history_steps.py"),
     }
 
 
