@@ -95,6 +95,12 @@ def _atomic_write(path: Path, data: bytes) -> None:
     if is_remote(path):
         _put(path, data)
         return
+    replace_whole(path, data)
+
+
+def replace_whole(path: Path, data: bytes) -> None:
+    """A local file written whole or not at all: under `.part`, then renamed over `path`; a
+    write that fails leaves no part behind and names the file (the pending-run markers too)."""
     tmp = path.with_name(path.name + ".part")
     try:
         tmp.write_bytes(data)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from chipcost import archive
+from chipcost.archive.writer import replace_whole
 from chipcost.core.errors import ChipcostError
 from chipcost.core.settings import Settings
 
@@ -49,17 +50,8 @@ def mark_pending(settings: Settings, stamp: str) -> None:
         "pid": os.getpid(),
         "started_at": datetime.now(UTC).isoformat(),
     }
-    marker = directory / f"{stamp}.json"
-    part = marker.with_name(marker.name + ".part")
-    try:
-        part.write_text(json.dumps(body, indent=1), encoding="utf-8")
-        os.replace(part, marker)
-    except OSError as exc:
-        part.unlink(missing_ok=True)  # a full disk leaves no part of a marker behind
-        if exc.filename:
-            raise
-        # a failed write() names no file: the marker's named, as the full disk's message says
-        raise OSError(exc.errno, exc.strerror, str(marker)) from exc
+    # whole or not at all, named where a full disk stops it (no part left behind)
+    replace_whole(directory / f"{stamp}.json", json.dumps(body, indent=1).encode("utf-8"))
 
 
 def clear_pending(settings: Settings, stamp: str) -> None:
