@@ -154,7 +154,7 @@ def _answer(
         "answer": line.sentence(chip_a, chip_b),
         "verdict": line.verdict.word,
         # Whose break-even it is: A, or B where only A is measured (as compare's frame says).
-        "break_even_for": (chip_a, chip_b)[line.verdict.needs == "b"],
+        "break_even_for": line.verdict.needed_by(chip_a, chip_b),
         "break_even_tokens_per_second_per_chip": line.verdict.break_even,
         # At least that, where it rests on a figure that is a lower bound (compare's ≥).
         "break_even_at_least": bool(line.verdict.break_even_least),

@@ -105,7 +105,7 @@ class CompareResult:
                     "in_words": line.sentence(self.chip_a, self.chip_b),
                     "verdict": line.verdict.word,
                     "verdict_point": line.verdict.point,
-                    "break_even_for": (self.chip_a, self.chip_b)[line.verdict.needs == "b"],
+                    "break_even_for": line.verdict.needed_by(self.chip_a, self.chip_b),
                     "break_even_tokens_per_second_per_chip": line.verdict.break_even,
                     "break_even_at_least": line.verdict.break_even_least,
                     "break_even_share_pct": _percent(line.verdict.share),

@@ -462,6 +462,10 @@ class Verdict:
         and the other must do at least the break-even."""
         return ("b" if self.needs == "a" else "a") in self.bound
 
+    def needed_by(self, chip_a: str, chip_b: str) -> str:
+        """The chip that must reach the break-even: A, or B where only A is measured."""
+        return chip_b if self.needs == "b" else chip_a
+
     def break_even_words(self) -> str:
         """'4,423', or '≥4,423' where the break-even is a lower bound."""
         return f"{'≥' if self.break_even_least else ''}{self.break_even:,.0f}"

@@ -329,7 +329,7 @@ def with_verdicts(
         row["baseline_usd_per_million_tokens_at_point"] = at_point[1]
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
         row["break_even_share"] = judged.share
-        row["break_even_for"] = row["chip"] if judged.needs == "a" else baseline
+        row["break_even_for"] = judged.needed_by(row["chip"], baseline)
         row["break_even_at_least"] = judged.break_even_least
         row["verdict"] = judged.word
         row["verdict_point"] = judged.point
