@@ -11,7 +11,7 @@ import duckdb
 
 from chipcost.core.clean import from_spreadsheet, printable
 from chipcost.core.commands import MEASUREMENTS
-from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.errors import UsageError
 from chipcost.core.figures import COLUMNS, Figure
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.warehouse.cost_per_token import DEFAULT_POINT
@@ -236,13 +236,13 @@ def remove_user_figure(con: duckdb.DuckDBPyConnection, throughput_id: str) -> No
     rows = con.execute(
         "SELECT origin FROM throughput WHERE throughput_id = ?", [throughput_id]
     ).fetchall()
-    if not rows:
-        raise ChipcostError(
+    if not rows:  # the id given names nothing: a usage error, as remove-run's run
+        raise UsageError(
             f"no throughput figure {throughput_id!r}: `{MEASUREMENTS}` "
             "shows your measurements and their ids"
         )
     if rows[0][0] != "user":
-        raise ChipcostError(
+        raise UsageError(
             f"{throughput_id} is a {rows[0][0]} figure, not one of your measurements: it cannot "
             "be removed, but any measurement you add for that chip, model and workload wins over it"
         )

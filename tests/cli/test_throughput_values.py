@@ -160,3 +160,20 @@ def test_imported_labels_that_are_no_line_are_refused(
 )
 def test_a_chip_add_cannot_record_is_said_as_compare_says_it(warehouse, tmp_path, run, chip, said):
     refused(_added(run, warehouse, tmp_path, chip=chip), said)
+
+
+@pytest.mark.parametrize(
+    ("figure", "said"),
+    [
+        ("user-3", "no throughput figure 'user-3'"),
+        ("bitslovers-h100-bert-large", "bitslovers-h100-bert-large is a reference figure"),
+    ],
+)
+def test_removing_a_figure_that_is_not_one_of_yours_is_a_usage_error(
+    warehouse, tmp_path, run, figure, said
+):
+    """The id given names no measurement of yours: a usage error, exit 2, as `remove-run
+    nope` (docs/cli.md); on c96d2408 `throughput remove user-3` exited 1."""
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(warehouse.read_bytes())
+    refused(run("throughput", "remove", figure, "--db", str(copy)), said)

@@ -232,9 +232,10 @@ def test_remove_takes_only_user_rows(con):
     (ident,) = _user(con, _measure())
     remove_user_figure(con, ident)
     assert scalar(con, "SELECT count(*) FROM throughput WHERE origin = 'user'") == 0
-    with pytest.raises(ChipcostError, match="reference figure, not one of your measurements"):
+    # the id given names nothing of yours: a usage error (exit 2), as remove-run's run
+    with pytest.raises(UsageError, match="reference figure, not one of your measurements"):
         remove_user_figure(con, "bitslovers-h100-bert-large")
-    with pytest.raises(ChipcostError, match="no throughput figure 'user-99'"):
+    with pytest.raises(UsageError, match="no throughput figure 'user-99'"):
         remove_user_figure(con, "user-99")
 
 
