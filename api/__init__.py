@@ -23,7 +23,7 @@ from typing import Any, ParamSpec, Union, get_args, get_origin
 import polars as pl
 
 from chipcost.core import asks
-from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.errors import UsageError
 from chipcost.core.frames import money_named
 from chipcost.core.names import shown
 from chipcost.core.questions import Question
@@ -142,7 +142,7 @@ def _check_type(question: Question, name: str, value: Any) -> None:
         return
     if check is not None and field.query != "chip_counts":
         if not check[0](value):
-            raise ChipcostError(f"{name}={value!r}: give {check[1]}")
+            raise UsageError(f"{name}={value!r}: give {check[1]}")
         return
     if field.kind == "names" or field.annotation is None:
         return  # names: each is checked where it is read, naming it (chipcost.core.names)
@@ -176,7 +176,8 @@ def prices(**asked: Any) -> pl.DataFrame:
     spot prices; sort "price", "chip", "provider" or "region" (default: price when
     the chip names stand for several chips, such as "H100", else chip). instance names
     instance types (p5.48xlarge, a3-highgpu-8g); a current offer's instance type given as
-    chip is read as instance. An unknown name raises chipcost.core.errors.ChipcostError.
+    chip is read as instance. An unknown name, or a value a keyword does not take (spot="no"),
+    raises chipcost.core.errors.UsageError, a ChipcostError.
 
     Your prices (docs/your-prices.md): with $CHIPCOST_DISCOUNTS set, the money columns are after
     your discounts and `discount` says which ("10% EDP 2026"), `list_prices=True` sets the
@@ -304,7 +305,7 @@ def _warn_unrated(rows: Sequence[dict[str, object]]) -> None:
 def sql(**asked: Any) -> pl.DataFrame:
     """An ad hoc read-only query's rows as a polars frame: one SELECT (or an EXPLAIN of one),
     under `chipcost sql`'s guard and limits. Anything else (INSERT, ATTACH, COPY, SET, ...),
-    a file, another database or an extension is refused with a ChipcostError, and the read
+    a file, another database or an extension is refused with a UsageError, and the read
     runs within $CHIPCOST_SQL_TIMEOUT, _MEMORY and _TEMP (60 s, 2GB, 1GB). An INTERVAL
     column comes as DuckDB's text, whatever its values: polars has no type for its months and
     days. No rows: an empty frame."""

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import chipcost
-from chipcost.core.errors import ChipcostError, UsageError
+from chipcost.core.errors import ChipcostError, UsageError, WarehouseError
 from tests.helpers import loaded_warehouse, record
 
 
@@ -149,12 +149,14 @@ def test_errors_are_chipcost_errors(golden):
         (lambda db: chipcost.prices(region="x" * 5000, db=db),
          r"no current price is in region 'x{50,60}\.\.\.'"),
         (lambda db: chipcost.prices(chip_count=True, db=db), r"chip_count=True: give the chips"),
-        (lambda db: chipcost.prices(db=db.parent), r"db='.+' is a directory"),
         # a number as db= said "no warehouse at 5: run `chipcost collect` first" (8f824434)
         (lambda db: chipcost.prices(db=5), r"db=5: give text or a path"),
         (lambda db: chipcost.history(db=True), r"db=True: give text or a path"),
-        (lambda db: chipcost.prices(db=db.parent / "none.duckdb"),
-         r"or pass db= \(or set CHIPCOST_DB\)"),
+        # a flag or a switch given what is no bool: a plain ChipcostError on c96d2408
+        (lambda db: chipcost.prices(list_prices="yes", db=db), r"list_prices='yes': give True"),
+        (lambda db: chipcost.index(latest="no", db=db), r"latest='no': give True or False"),
+        (lambda db: chipcost.cost("llama-3-70b", "inference", all_offers=1, db=db),
+         r"all_offers=1: give True or False"),
         (lambda db: chipcost.prices(chip="trn2", db=db),
          r"its chip is Trainium2 \(ask for Trainium2, with provider aws"),
         (lambda db: chipcost.cost("llama-3-70b", "inference", overhead="15%", db=db),
@@ -165,9 +167,26 @@ def test_errors_are_chipcost_errors(golden):
          "migration_cost 'lots' is not a number"),
     ],
 )  # fmt: skip
-def test_a_wrong_type_or_a_blank_is_a_chipcost_error_not_a_traceback(golden, call, message):
-    with pytest.raises(ChipcostError, match=message):
+def test_a_wrong_type_or_a_blank_is_a_usage_error_not_a_traceback(golden, call, message):
+    """A value a keyword does not take is a UsageError, the kind docs/api.md names (the
+    command line's exit 2), not a plain ChipcostError."""
+    with pytest.raises(UsageError, match=message):
         call(golden)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda db: chipcost.prices(db=db.parent), r"db='.+' is a directory"),
+        (lambda db: chipcost.prices(db=db.parent / "none.duckdb"),
+         r"or pass db= \(or set CHIPCOST_DB\)"),
+    ],
+)  # fmt: skip
+def test_a_warehouse_that_is_not_there_is_a_failure_not_a_usage_error(golden, call, message):
+    """docs/cli.md: a --db that is a directory, or no warehouse, is a failure (exit 1)."""
+    with pytest.raises(WarehouseError, match=message) as failed:
+        call(golden)
+    assert not isinstance(failed.value, UsageError)
 
 
 def test_rankings_concatenate_and_give_the_break_even(tmp_path):

@@ -68,7 +68,7 @@ def test_an_iterable_of_chip_counts_and_regions_filters(golden):
     ids=lambda v: "" if callable(v) else v[:24],
 )
 def test_a_keyword_that_cannot_be_is_refused_naming_it(golden, call, said):
-    with pytest.raises(ChipcostError) as refused:
+    with pytest.raises(UsageError) as refused:
         call(golden)
     assert said in str(refused.value), str(refused.value)
 
@@ -84,7 +84,7 @@ def test_a_keyword_that_cannot_be_is_refused_naming_it(golden, call, said):
     ],
 )
 def test_api_keywords_of_the_wrong_type_are_refused_naming_them(golden, given, said):
-    with pytest.raises(ChipcostError, match=said.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(UsageError, match=said.replace("[", r"\[").replace("]", r"\]")):
         chipcost.prices(db=golden, **given)
 
 
