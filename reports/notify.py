@@ -12,7 +12,7 @@ import duckdb
 import polars as pl
 
 from chipcost.core.clean import printable
-from chipcost.core.errors import ChipcostError
+from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.settings import DEFAULT_NOTIFY_DEADLINE, NOTIFY_DEADLINE_ENV
 from chipcost.core.vocabulary import BUCKET_LABELS
 from chipcost.reports.alerts import moves_since
@@ -46,6 +46,11 @@ class NotifyError(ChipcostError):
     """A notification target refused the alert or cannot be reached."""
 
 
+class NotifyUsageError(NotifyError, UsageError):
+    """A target given on the command line (`collect --notify`) that apprise cannot send to: a
+    usage error (exit 2) that is a NotifyError too."""
+
+
 @dataclass(frozen=True)
 class Alert:
     key: str  # what makes it the same alert on a re-run
@@ -70,8 +75,11 @@ def target_label(url: str) -> str:
     return plugin.url(privacy=True).split("?", 1)[0]
 
 
-def check_urls(urls: Sequence[str]) -> list[str]:
-    """The URLs, each one apprise can send to; otherwise a NotifyError naming it."""
+def check_urls(urls: Sequence[str], option: str | None = None) -> list[str]:
+    """The URLs, each one apprise can send to; otherwise a NotifyError naming it as it was
+    typed, less what may be a secret: a URL's scheme (`nope://…`), else the text's first
+    characters. With `option` (`--notify`, the URLs given there), a NotifyUsageError naming
+    the option."""
     import apprise
 
     checked = []
@@ -79,13 +87,22 @@ def check_urls(urls: Sequence[str]) -> list[str]:
         if not url:
             continue
         if apprise.Apprise.instantiate(url) is None:
-            scheme = url.split("://", 1)[0] if "://" in url else url[:12]
-            raise NotifyError(
-                f"notification target {i + 1} ({scheme}://…) is not an apprise URL: give one "
-                "such as slack://…, msteams://…, discord://…, json://host/path or mailto://…"
+            typed = _as_typed(url)
+            which = f"{option} {typed}" if option else f"notification target {i + 1} ({typed})"
+            raise (NotifyUsageError if option else NotifyError)(
+                f"{which} is not an apprise URL: give one such as slack://…, msteams://…, "
+                "discord://…, json://host/path or mailto://…"
             )
         checked.append(url)
     return checked
+
+
+def _as_typed(url: str) -> str:
+    """A target as it was typed, but for what may be its secret: `nope://…` (the scheme
+    alone), `'bogus'` (text with no scheme), `'hooks.slack.…'` (its first 12 characters)."""
+    if "://" in url:
+        return f"{printable(url.split('://', 1)[0])}://…"
+    return repr(printable(url) if len(url) <= 12 else f"{printable(url[:12])}…")
 
 
 def _target_id(url: str) -> str:

@@ -82,6 +82,10 @@ def _collect(
     from chipcost.pipeline.collection import alert_size
 
     alert_pct = alert_size(alert_pct, "--alert-pct")
+    if notify:  # a target typed here that apprise cannot send to: a usage error, exit 2
+        from chipcost.reports.notify import check_urls
+
+        check_urls(notify, "--notify")
     settings = load_settings(db=db, data_dir=data_dir)
     runs = preflight(settings, replay, source, pending)
     asked = {

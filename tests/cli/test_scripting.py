@@ -172,6 +172,22 @@ def test_an_alert_size_that_is_none_is_refused_before_anything_runs(run, tmp_pat
     assert not (tmp_path / "w.duckdb").exists()
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [("bogus", "--notify 'bogus' is not"), ("nope://hook/T0K3N", "--notify nope://… is not")],
+)
+def test_a_notify_target_apprise_cannot_send_to_is_a_usage_error(run, tmp_path, given, said):
+    """Named as it was typed (on c96d2408 `--notify bogus` exited 1 naming `bogus://…`, a
+    scheme no one typed), less what may be a secret, before anything runs."""
+    from tests.paths import ROOT
+
+    done = run("collect", "--replay", str(ROOT / "sample" / "archive"), "--notify", given,
+               "--db", str(tmp_path / "w.duckdb"))  # fmt: skip
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert "bogus://" not in done.stderr and "T0K3N" not in done.stderr
+    assert not (tmp_path / "w.duckdb").exists()
+
+
 @pytest.mark.parametrize(("given", "taken"), [("10%", 10.0), (" 7.5 % ", 7.5), ("10", 10.0)])
 def test_an_alert_size_is_taken_as_the_other_percent_options_take_one(given, taken):
     from chipcost.pipeline.collection import alert_size

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from chipcost.core.errors import UsageError
 from chipcost.core.settings import load_settings, notify_urls
 from chipcost.reports.notify import NotifyError, check_urls, send_alerts, target_label
 from tests import report_warehouse, webhook_server
@@ -100,6 +101,17 @@ def test_nothing_to_alert_posts_nothing(golden):
 def test_a_wrong_url_is_named_before_anything_is_sent():
     with pytest.raises(NotifyError, match="target 2 .*not an apprise URL"):
         check_urls(["json://127.0.0.1/x", "nope://hook"])
+
+
+def test_a_target_with_no_scheme_is_named_as_typed():
+    """Not `bogus://…` (c96d2408): a scheme no one typed; given as an option, a usage error."""
+    with pytest.raises(NotifyError) as caught:
+        check_urls(["bogus"])
+    assert "('bogus')" in str(caught.value) and "://…)" not in str(caught.value)
+    assert not isinstance(caught.value, UsageError)  # $CHIPCOST_NOTIFY's: no option typed
+    with pytest.raises(UsageError) as given:
+        check_urls(["json://127.0.0.1/x", "bogus"], "--notify")
+    assert "--notify 'bogus'" in str(given.value)
 
 
 def test_secrets_are_masked_in_labels():
