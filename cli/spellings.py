@@ -27,11 +27,12 @@ def options(command: click.Command) -> Iterator[click.Option]:
     return (p for p in command.params if isinstance(p, click.Option) and not p.hidden)
 
 
-def _shown(option: click.Option, command: click.Command) -> str:
-    """'`--warehouse DB` (or `--db`)', '`--wide`', '`--spot` (or `--no-spot`)'."""
-    first, *others = [*option.opts, *option.secondary_opts]
-    value = "" if option.is_flag else f" {option.make_metavar(click.Context(command))}"
-    return f"`{first}{value}`" + (f" (or {', '.join(f'`{o}`' for o in others)})" if others else "")
+def shown(option: click.Option, command: click.Command, name: str) -> str:
+    """The option as `chipcost NAME --help` lists it, click's own left column: '--warehouse,
+    --db DB', '--wide', '--spot / --no-spot', '--format [table|csv|json]'."""
+    record = option.get_help_record(click.Context(command, info_name=name))
+    assert record is not None  # options() leaves hidden ones out
+    return record[0]
 
 
 def _cell(text: str) -> str:
@@ -43,22 +44,37 @@ def _ideas(text: str) -> dict[str, str]:
     """The page's idea of each option in its table, by the option's first spelling."""
     begin, end = MARKS["options"]
     rows = text.partition(begin)[2].partition(end)[0].strip().splitlines()[2:]
-    return {row.split(" | ")[1].split("`")[1].split()[0]: row.split(" | ")[0][2:] for row in rows}
+    return {
+        row.split(" | ")[1].split("`")[1].split()[0].rstrip(","): row.split(" | ")[0][2:]
+        for row in rows
+    }
+
+
+def spelling_cell(shown_by: dict[str, list[str]]) -> str:
+    """How the commands' --help show one option: the spelling most of them show, then each
+    other with the commands that show it ('`--out PATH`; `--out OUT` in `site`, `export`'),
+    so that the table says where one idea has two spellings rather than hide them."""
+    first, *others = sorted(shown_by, key=lambda s: -len(shown_by[s]))  # a tie: the first seen
+    return "; ".join(
+        [f"`{first}`", *(f"`{s}` in {', '.join(f'`{c}`' for c in shown_by[s])}" for s in others)]
+    )
 
 
 def options_table(ideas: dict[str, str]) -> str:
-    """Every option two or more commands take: the idea, the spelling, the commands."""
-    seen: dict[str, tuple[str, str, list[str]]] = {}
+    """Every option two or more commands take: the idea, the spelling each command's --help
+    shows, the commands."""
+    seen: dict[str, tuple[str, dict[str, list[str]], list[str]]] = {}
     for name, command in every_command():
         for option in options(command):
             flag = option.opts[0]
             idea = ideas.get(flag) or (option.help or "").split(". ")[0].split(": ")[0]
-            seen.setdefault(flag, (idea.rstrip("."), _shown(option, command), []))
+            seen.setdefault(flag, (idea.rstrip("."), {}, []))
+            seen[flag][1].setdefault(shown(option, command, name), []).append(name)
             seen[flag][2].append(f"`{name}`")
     lines = ["| idea | spelling | commands |", "|---|---|---|"]
-    for _, (idea, spelling, commands) in sorted(seen.items()):
+    for _, (idea, shown_by, commands) in sorted(seen.items()):
         if len(commands) > 1:
-            lines.append(f"| {idea} | {_cell(spelling)} | {', '.join(commands)} |")
+            lines.append(f"| {idea} | {_cell(spelling_cell(shown_by))} | {', '.join(commands)} |")
     return "\n".join(lines)
 
 

@@ -23,6 +23,9 @@ from chipcost.core.vocabulary import models_help
 # The most rows a command shows: enough for any terminal or script, and a bound that keeps
 # a mistyped --limit (99999999999999999999) a clear refusal rather than an overflow.
 MAX_LIMIT = 1_000_000
+# The most days without a success before a source is stale: --stale-days on every command that
+# takes it, $CHIPCOST_STALE_DAYS and the report's threshold (273 years: no limit in practice).
+MAX_STALE_DAYS = 99999
 # Rows a table shows when --limit is not given (csv and json give every row): a listing's
 # (prices) and a ranking's (cost), whose answer is its top and whose every row cites a figure.
 DEFAULT_TABLE_ROWS = 200
@@ -125,7 +128,7 @@ PriceFormat = Annotated[
         kind="price-format",
     ),
 ]
-StaleDays = Annotated[int | None, Opt(STALE_DAYS_HELP, low=1, high=99999)]
+StaleDays = Annotated[int | None, Opt(STALE_DAYS_HELP, low=1, high=MAX_STALE_DAYS)]
 
 
 def _amount(help: str, query: str) -> Opt:

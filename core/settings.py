@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from pydantic_settings import NoDecode
 
+from chipcost.core.asks import MAX_STALE_DAYS
 from chipcost.core.clean import masked
 from chipcost.core.credentials import REGION_NAME as REGION_NAME
 from chipcost.core.credentials import STORAGE_ENV as STORAGE_ENV
@@ -350,7 +351,11 @@ class Environment(Variables):
         ),
     ] = variable(OBSERVATIONS_DAYS_ENV, DEFAULT_OBSERVATIONS_DAYS)
     stale_days: Annotated[
-        int, Reading(whole(1, 99999), "give a whole number of days from 1 to 99999, e.g. 2")
+        int,
+        Reading(
+            whole(1, MAX_STALE_DAYS),
+            f"give a whole number of days from 1 to {MAX_STALE_DAYS}, e.g. 2",
+        ),
     ] = variable(STALE_DAYS_ENV, DEFAULT_STALE_DAYS)
     lock_wait: Annotated[
         float,

@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from chipcost.core.asks import MAX_STALE_DAYS
 from chipcost.core.days import DAYS_WORDS, DayOutOfRange, utc_day
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import COMMAND_LINE
 
 DEFAULT_DAYS = 7
-# Bounds of the report's knobs: ten years of staleness, a 1000% spread between sources.
-MAX_DAYS = 3650
+# Bounds of the report's knobs: a 1000% spread between sources, ten years of price history
+# charted; a source's staleness is bounded as every command's --stale-days (MAX_STALE_DAYS).
 MAX_PCT = 1000.0
-MAX_WEEKS = MAX_DAYS // 7  # of price history charted
+MAX_WEEKS = 3650 // 7
 
 
 class ReportError(ChipcostError):
@@ -50,9 +51,9 @@ class ReportOptions:
     def __post_init__(self) -> None:
         # Named as the report flow's parameters: the command's options are checked by click.
         # NaN compares false with everything: the range checks below refuse it too.
-        if not 1 <= self.stale_days <= MAX_DAYS:
+        if not 1 <= self.stale_days <= MAX_STALE_DAYS:
             raise ReportUsageError(
-                f"stale_days {self.stale_days}: give a number of days from 1 to {MAX_DAYS}"
+                f"stale_days {self.stale_days}: give a number of days from 1 to {MAX_STALE_DAYS}"
             )
         if not 0 < self.disagree_pct <= MAX_PCT:
             raise ReportUsageError(

@@ -12,13 +12,20 @@ from chipcost.core.questions import Opt
 def _export(
     out: Annotated[
         str | None,
-        Opt("Directory to write sku_prices.csv and sku_prices.parquet in (FOCUS columns)."),
+        Opt(
+            "Directory to write sku_prices.csv and sku_prices.parquet in (FOCUS columns).",
+            metavar="PATH",
+        ),
     ] = None,
     focus: Annotated[
         str | None, Opt("Old spelling of --out (with --format focus).", hidden=True, same_as="out")
     ] = None,
     format: Annotated[
-        str, Opt("focus: FOCUS's column names (docs/focus.md), the one export format.")
+        str,
+        Opt(
+            "focus: FOCUS's column names (docs/focus.md), the one export format.",
+            metavar="[focus]",  # as click shows a choice; other values refused below
+        ),
     ] = "focus",
     since: Annotated[
         str | None, Opt("Only prices still in force on or after this day, YYYY-MM-DD.")

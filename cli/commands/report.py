@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from chipcost.cli.options import Currency, Db, ListPrices
 from chipcost.cli.parser import command
-from chipcost.core.asks import STALE_DAYS_HELP
+from chipcost.core.asks import StaleDays
 from chipcost.core.errors import ChipcostError, UsageError
 from chipcost.core.questions import Opt
 
@@ -40,7 +40,7 @@ def _report(
     force: Annotated[
         bool, Opt("Send even to recipients this report (same period) already went to.")
     ] = False,
-    stale_days: Annotated[int | None, Opt(STALE_DAYS_HELP, low=1)] = None,
+    stale_days: StaleDays = None,
     disagree_pct: Annotated[
         float, Opt("Flag offers two sources price more than this % apart.")
     ] = 5.0,
@@ -56,10 +56,8 @@ def _report(
     from chipcost.core.settings import load_settings
     from chipcost.reports.build import write_report
     from chipcost.reports.mail import check_recipients, smtp_settings
-    from chipcost.reports.period import MAX_DAYS, MAX_PCT, ReportOptions, parse_day
+    from chipcost.reports.period import MAX_PCT, ReportOptions, parse_day
 
-    if stale_days is not None and stale_days > MAX_DAYS:
-        raise UsageError(f"--stale-days {stale_days}: give a number of days from 1 to {MAX_DAYS}")
     if not 0 < disagree_pct <= MAX_PCT:  # NaN too; ReportOptions says it in the flow's words
         raise UsageError(
             f"--disagree-pct {disagree_pct:g}: give a percentage above 0 and up to {MAX_PCT:g}"

@@ -8,17 +8,25 @@ from typing import Annotated
 from chipcost.cli.options import Currency, Db, ListPrices
 from chipcost.cli.parser import command
 from chipcost.core.questions import Opt
+from chipcost.reports.period import MAX_WEEKS
 
 
 def _site(
     out: Annotated[
-        str | None, Opt("Directory to write index.html, offers.json, offers.csv in.")
+        str | None,
+        Opt(
+            "Directory to write index.html, offers.js (the page's data), offers.json and "
+            "offers.csv in.",
+            metavar="PATH",
+        ),
     ] = None,
     directory: Annotated[
         str | None,
         Opt("Old spelling of --out.", kind="argument", hidden=True, same_as="out"),
     ] = None,
-    weeks: Annotated[int, Opt("Weeks of price history to chart per chip.", low=1)] = 12,
+    weeks: Annotated[
+        int, Opt("Weeks of price history to chart per chip.", low=1, high=MAX_WEEKS)
+    ] = 12,
     currency: Currency = None,
     list_prices: ListPrices = False,
     db: Db = None,
@@ -29,11 +37,8 @@ def _site(
     from chipcost.core.errors import UsageError
     from chipcost.core.settings import load_settings
     from chipcost.reads import answers
-    from chipcost.reports.period import MAX_WEEKS
     from chipcost.reports.site import write_site
 
-    if weeks > MAX_WEEKS:
-        raise UsageError(f"--weeks {weeks}: give 1 to {MAX_WEEKS} weeks of price history")
     where = out if out is not None else directory
     if where is None:
         raise UsageError("give the directory to write in, e.g. chipcost site --out public/")

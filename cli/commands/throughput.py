@@ -106,7 +106,7 @@ _OPTIONS = {
 
 
 def add(
-    chip: Annotated[str, Opt("Chip measured, e.g. H100-SXM.")],
+    chip: Annotated[str, Opt("Chip measured, e.g. H100-SXM.", metavar="NAME")],
     model: Annotated[str, Opt("Model, e.g. llama-3-70b.")],
     workload: Annotated[str, Opt("training or inference.")],
     tokens_per_second: Annotated[str, Opt("Tokens/s measured, e.g. 1500.")],
@@ -120,7 +120,11 @@ def add(
     mfu: Annotated[str | None, Opt("Measured MFU: 0.45 or 45%.")] = None,
     tokens_per_second_per_user: Annotated[
         str | None,
-        Opt(flags=("--speed",), help="Inference: tokens/s each user saw (for cost --speed)."),
+        Opt(
+            flags=("--speed",),
+            help="Inference: tokens/s each user saw (for cost --speed).",
+            metavar="SPEED",
+        ),
     ] = None,
     operating_point: Annotated[
         str | None,
@@ -320,9 +324,9 @@ def _stored_as(name: str) -> list[str]:
 
 
 def list_(
-    model: Annotated[list[str] | None, Opt("Only this model.")] = None,
+    model: Annotated[list[str] | None, Opt("Only this model.", metavar="MODEL")] = None,
     chip: Annotated[list[str] | None, Opt("Only this chip or family (H100, Trainium).")] = None,
-    workload: Annotated[list[str] | None, Opt("training or inference.")] = None,
+    workload: Annotated[list[str] | None, Opt("training or inference.", metavar="WORKLOAD")] = None,
     origin: Annotated[list[str] | None, Opt("reference, derived or user.")] = None,
     derived: Annotated[bool, Opt("Include derived figures.")] = False,
     limit: Limit = None,

@@ -432,9 +432,7 @@ def test_a_backfill_region_that_is_no_code_is_refused_before_any_download(run, t
     assert not db.exists()
 
 
-@pytest.mark.parametrize(
-    "args", [["--disagree-pct", "0"], ["--stale-days", "4000"]], ids=lambda args: args[0]
-)
+@pytest.mark.parametrize("args", [["--disagree-pct", "0"]], ids=lambda args: args[0])
 def test_the_report_names_its_option_not_the_flow_parameter(good, run, args):
     done = run("report", *args, "--dry-run", "--db", str(good))
     refused(done, f"{args[0]} {args[1]}: give ")  # a usage error naming the option and value

@@ -228,6 +228,43 @@ def test_docs_cli_md_holds_the_command_lines_spellings():
     assert text == spellings.written(text), "run python -m chipcost.cli.spellings"
 
 
+def _table_spellings() -> dict[tuple[str, str], str]:
+    """docs/cli.md's options table read back: (command, option) -> the spelling it gives that
+    command ('`--out PATH`; `--out OUT` in `site`' gives site the second, the rest the first)."""
+    begin, end = spellings.MARKS["options"]
+    text = spellings.DOC.read_text(encoding="utf-8")
+    said = {}
+    for row in text.partition(begin)[2].partition(end)[0].strip().splitlines()[2:]:
+        _, cell, commands = row.replace("\\|", "\0").split(" | ")
+        first, *others = (part.replace("\0", "|") for part in cell.split("; "))
+        flag = first.split("`")[1].split()[0].rstrip(",")
+        for command in re.findall(r"`([^`]+)`", commands):
+            said[command, flag] = first.split("`")[1]
+        for other in others:
+            spelling, _, where = other.partition(" in ")
+            for command in re.findall(r"`([^`]+)`", where):
+                said[command, flag] = spelling.strip("`")
+    return said
+
+
+def test_each_spelling_in_docs_cli_md_is_what_help_shows():
+    """`site --help` showed `--out OUT` and `export --help` `--format FORMAT` while the table
+    said `--out PATH` and `--format [table|csv|json|focus]` (c96d2408): each command's help
+    lists the option as the table says, at the head of its line."""
+    said = _table_spellings()
+    assert ("site", "--out") in said and ("measure", "--warehouse") in said
+    helps: dict[str, list[str]] = {}
+    for (command, flag), spelling in said.items():
+        if command not in helps:
+            done = chipcost(*command.split(), "--help", columns=400)
+            assert done.returncode == 0, done.stderr
+            helps[command] = [line.strip() for line in done.stdout.splitlines()]
+        listed = [
+            line for line in helps[command] if re.match(rf"{re.escape(flag)}(?=[ ,]|$)", line)
+        ]
+        assert [re.split(r"\s{2,}", line)[0] for line in listed] == [spelling], (command, flag)
+
+
 def test_an_old_spelling_is_taken_with_a_note_or_refused_naming_the_new(db):
     refused = chipcost("prices", "--chips", "8", "--db", db)
     assert refused.returncode == 2

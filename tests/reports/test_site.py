@@ -126,7 +126,7 @@ def test_weeks_beyond_ten_years_are_refused_before_reading(tmp_path):
         "site", "--out", str(tmp_path / "out"), "--weeks", "100000000", "--db", str(db)
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "--weeks 100000000: give 1 to 521 weeks of price history" in result.stderr
+    assert "'--weeks': 100000000 is not in the range 1<=x<=521" in result.stderr
     assert not (tmp_path / "out").exists()
     with pytest.raises(ReportError, match="weeks 522: give 1 to 521 weeks of price history"):
         write_site(db, tmp_path / "out", weeks=522)

@@ -259,7 +259,7 @@ def test_moves_are_the_changes_price_changes_holds(con, start, end, trend_days):
     [
         ({"disagree_pct": 0.0}, "disagree_pct 0: give a percentage above 0 and up to 1000"),
         ({"disagree_pct": float("nan")}, "disagree_pct nan: give a percentage"),
-        ({"stale_days": 0}, "stale_days 0: give a number of days from 1 to 3650"),
+        ({"stale_days": 0}, "stale_days 0: give a number of days from 1 to 99999"),
     ],
 )
 def test_the_knobs_are_checked_in_the_flow_parameters_words(knobs, said):
