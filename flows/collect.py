@@ -161,7 +161,9 @@ def collect(
     moved by one factor, which holds their run otherwise (docs/operations.md, "Price jumps").
 
     Expected failures end the flow run Failed with a plain message (no traceback): a busy
-    or unusable warehouse, an unreadable archive, or every source failed or skipped.
+    or unusable warehouse, an unreadable archive, every source failed or skipped, or a
+    source of an archived run loaded before from other payloads (a conflict: the first load
+    stands, the other sources load).
     With alert_pct and alert_to, a price move of at least alert_pct % is e-mailed at once
     (docs/reports.md); an alert that cannot be sent fails the run, the prices stay loaded.
     notify (apprise URLs), the Secret block notify_block, or else $CHIPCOST_NOTIFY: moves and
@@ -188,8 +190,11 @@ def collect(
     except ChipcostError as exc:
         logger.error("%s", exc)
         return Failed(message=str(exc), data=exc)
-    failure = _alert(settings, outcomes, alert_pct, alert_to, notify, notify_block)
-    if failure:
+    alerts = _alert(settings, outcomes, alert_pct, alert_to, notify, notify_block)
+    # A conflict (a run loaded before from other payloads) fails the run, the rest loaded.
+    if conflicts := collection.conflicts(outcomes):
+        logger.error("%s", conflicts)
+    if failure := "; ".join(f for f in (conflicts, alerts) if f):
         return Failed(message=failure, data=CollectFailed(failure, outcomes))
     return outcomes
 

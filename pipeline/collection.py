@@ -45,7 +45,7 @@ from chipcost.pipeline.runners import (
     progress_log,
 )
 from chipcost.warehouse.db_file import damaged_after_open, run_lock
-from chipcost.warehouse.load import LoadedFrom
+from chipcost.warehouse.load import LoadedFrom, is_replay_conflict
 
 # Up to this many sources, the failure message carries each one's own message.
 DETAILED_FAILURES = 2
@@ -85,8 +85,10 @@ def collect(
 ) -> list[RunOutcome]:
     """Collect today's prices (or replay an archive, or load the pending runs) into the
     warehouse, on `runner` (a ThreadRunner of its own if none); ChipcostError when it cannot
-    run, CollectFailed when every source failed or was skipped. `accept_moves`: sources loaded
-    even where most of their prices moved by one factor (pipeline/jumps.py, TABLE_SHARE).
+    run, CollectFailed when every source failed or was skipped. A source in conflict with an
+    earlier load beside others loaded fails the collection too, decided by the caller after
+    its alerts (`conflicts`). `accept_moves`: sources loaded even where most of their prices
+    moved by one factor (pipeline/jumps.py, TABLE_SHARE).
 
     A live collection also loads, before its own run, the runs earlier live collections
     archived but did not load (docs/operations.md, "Pending runs").
@@ -369,6 +371,30 @@ def _load(
 def _clear_pending(settings: Settings, run: RunResult, run_dir: Path | None) -> None:
     if run_dir is None or is_archived_run(settings, run_dir):
         clear_pending(settings, run.archive_run)
+
+
+def conflicts(outcomes: list[RunOutcome]) -> str | None:
+    """What fails a collection that loaded the rest: a source of an archived run loaded
+    before from other payloads, refused (warehouse.load.replay_conflict). Data asked to be
+    loaded and not loaded, unlike a source that failed to fetch: the collection exits 1, the
+    runs it loaded kept. None: no conflict."""
+    refused = [
+        f"{s.source} in {o.run.archive_run}"
+        for o in outcomes
+        for s in o.run.sources
+        if is_replay_conflict(s)
+    ]
+    if not refused:
+        return None
+    one = len(refused) == 1
+    shown = ", ".join(refused[:5]) + (f" and {len(refused) - 5} more" if len(refused) > 5 else "")
+    return (
+        f"{len(refused)} source{'' if one else 's'} of archived runs loaded before from other "
+        f"payloads {'was' if one else 'were'} not loaded ({shown}): the first "
+        f"load{'' if one else 's'} {'stands' if one else 'stand'}, and "
+        f"{'its' if one else 'each'} message names the run to `chipcost remove-run` to take the "
+        "new payloads instead; the rest was loaded"
+    )
 
 
 def _all_failed_message(ran: list[SourceResult], network: Network) -> str:

@@ -409,3 +409,11 @@ def replay_conflict(source: str, archive_run: str, loaded: LoadedFrom, payloads:
         f"load stands and nothing of this one was loaded; to load these instead, `chipcost "
         f"remove-run {loaded.run_id}`, then replay the run"
     )
+
+
+def is_replay_conflict(source: SourceResult) -> bool:
+    """Whether a source failed as a replay_conflict: its payloads refused, the first load
+    standing (the collection then fails, whatever else it loaded)."""
+    return source.status == FAILED and source.message.startswith(
+        f"{source.source}: conflict: archive run "
+    )

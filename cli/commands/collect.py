@@ -133,7 +133,9 @@ def _here(
         except collection.CollectFailed as exc:
             _print_failed(settings, exc.outcomes, verbose)
             raise
-        if failure := _alerts(settings, outcomes, notify, alert_pct):
+        alerts = _alerts(settings, outcomes, notify, alert_pct)
+        # A conflict (a run loaded before from other payloads) fails it, the rest loaded.
+        if failure := "; ".join(f for f in (collection.conflicts(outcomes), alerts) if f):
             _print_failed(settings, outcomes, verbose)
             raise collection.CollectFailed(failure, outcomes)
     return outcomes

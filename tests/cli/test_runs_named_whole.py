@@ -151,6 +151,40 @@ def test_a_run_replayed_with_a_payload_changed_is_a_conflict_and_the_first_load_
     assert (_runpod_prices(db) != first) is moves
 
 
+def test_a_conflict_beside_a_source_loaded_fails_the_collect_the_rest_loaded(tmp_path):
+    """RunPod loaded alone, its payload changed, then the whole run replayed: Lambda loads and
+    RunPod is a conflict. The collect exited 0 there (only a run whose every source failed
+    failed it), though the data asked for was refused."""
+    folder, db = _archive(tmp_path / "archive"), tmp_path / "w.duckdb"
+    assert _replay(folder, db, "--source", "runpod").returncode == 0
+    [(first_id, _)] = _runs(db)
+    _change_price(folder, b'"secure": 2.59', b'"secure": 1.11')
+    done = _replay(folder, db)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    said = " ".join(done.stderr.split())
+    assert (
+        f"error: 1 source of archived runs loaded before from other payloads was not loaded "
+        f"(runpod in {STAMP}): the first load stands" in said
+    )
+    assert "every source failed" not in said
+    # The summary as for any partial run: the conflict, Lambda ok, the warehouse to read.
+    summary = " ".join(done.stdout.split())
+    assert f"runpod failed: runpod: conflict: archive run {STAMP}" in summary
+    assert f"`chipcost remove-run {first_id}`" in summary
+    assert "partial" in summary and "lambda" in summary
+    assert f"warehouse: {db}" in summary and "nothing was loaded" not in summary
+    with duckdb.connect(str(db), read_only=True) as con:
+        sources = con.execute(
+            "SELECT source, status FROM source_runs WHERE run_id <> ? ORDER BY source",
+            [first_id],
+        ).fetchall()
+    assert sources == [("lambda", "ok"), ("runpod", "failed")]
+    # Replayed again: Lambda is already loaded, RunPod still in conflict: exit 1 again.
+    again = _replay(folder, db)
+    assert again.returncode == 1 and "conflict" in again.stderr, again.stdout + again.stderr
+
+
 def test_a_run_replayed_unchanged_is_already_loaded_not_a_conflict(loaded):
     folder, db = loaded
     done = _replay(folder, db)

@@ -132,3 +132,36 @@ def test_a_collection_fails_when_every_source_fails(tmp_path, archive_copy):
     assert [o.run.status for o in failed.value.outcomes] == ["failed"]
     assert query(db, "SELECT status FROM runs")[0][0] == "failed"
     assert query(db, "SELECT count(*) FROM price_history")[0][0] == 0
+
+
+def test_conflicts_name_each_source_refused_and_a_plain_failure_is_not_one():
+    """What fails a collection that loaded the rest: the sources refused as conflicts, counted
+    and named with their run, in the singular for one; a source that failed otherwise is a
+    partial run's, not a conflict."""
+    from dataclasses import replace
+
+    from chipcost.core.runs import LoadSummary
+    from chipcost.pipeline.collection import RunOutcome, conflicts
+    from chipcost.warehouse.load import LoadedFrom, replay_conflict
+    from tests.helpers import day, run_of
+
+    def outcome(day_number: int, *failed: tuple[str, str]):
+        run = run_of([], day(day_number))
+        sources = [replace(run.sources[0], source=n, status="failed", message=m) for n, m in failed]
+        return RunOutcome(replace(run, sources=sources), LoadSummary(0, 0, 0, 0, 0))
+
+    first = LoadedFrom("a" * 64, "2026-11-20T060000Z-abc123")
+    said = replay_conflict("runpod", "2026-11-21T060000Z", first, "2 payload(s)")
+    down = ("lambda", "lambda: the fetch timed out")
+    assert conflicts([outcome(0, down)]) is None
+    one = conflicts([outcome(0, ("runpod", said), down)])
+    vastai = replay_conflict("vastai", "2026-11-22T060000Z", first, "1 payload(s)")
+    runs = [outcome(0, ("runpod", said)), outcome(1, ("runpod", said), ("vastai", vastai))]
+    assert one is not None and one.startswith(
+        f"1 source of archived runs loaded before from other payloads was not loaded "
+        f"(runpod in {day(0):%Y-%m-%dT%H%M%SZ}): the first load stands, and its message"
+    )
+    several = conflicts(runs)
+    assert several is not None and several.startswith("3 sources of archived runs")
+    assert "were not loaded" in several and "the first loads stand, and each message" in several
+    assert f"vastai in {day(1):%Y-%m-%dT%H%M%SZ}" in several
