@@ -150,7 +150,7 @@ def connect(
             writing=not read_only,
         )
     except duckdb.Error as exc:
-        raise unopenable(path, exc) from exc
+        raise unopenable(warehouse, exc) from exc
     opened(path)
     try:
         con.execute("SET TimeZone = 'UTC'").fetchall()

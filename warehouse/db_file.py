@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -17,12 +19,14 @@ from chipcost.core.disk import no_room
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import (
+    ARCHIVE_ENV,
     DB_ENV,
     DB_FILENAME,
     WAREHOUSE_ENV,
     Settings,
     Warehouse,
     named,
+    process_variable,
 )
 
 # What DuckDB says when the file itself is damaged: cut short, scribbled over, not DuckDB.
@@ -61,6 +65,8 @@ def damaged(path: Path | Warehouse | None, error: BaseException) -> WarehouseErr
     if (full := no_room(error, str(path) if path else None)) is not None:
         return WarehouseError(f"{full}; {WAREHOUSE_KEPT}")
     text = " ".join(str(error).split())
+    if path and (other := _other_storage(path, text)) is not None:
+        return other
     if not any(sign in text.lower() for sign in DAMAGE_SIGNS):
         return None
     voice = path.voice if isinstance(path, Warehouse) else COMMAND_LINE
@@ -79,9 +85,59 @@ def damaged(path: Path | Warehouse | None, error: BaseException) -> WarehouseErr
     return WarehouseError(f"{where} is damaged ({text[:300]}): {advice}")
 
 
-def unopenable(path: Path, error: duckdb.Error) -> ChipcostError:
+# What DuckDB says of a file written in a storage format it does not read (a newer DuckDB's,
+# or one from before 1.0): "Trying to read a database file with version number 999, but we
+# can only read versions between 64 and 68. The database file was created with ...".
+_STORAGE_VERSION = re.compile(
+    r"database file with version number (\d+), but we can only read versions between "
+    r"(\d+) and (\d+)"
+)
+_WRITTEN_BY = re.compile(
+    r"created with DuckDB version (v\d+(?:\.\d+)*(?:(?:,| or) v\d+(?:\.\d+)*)*)"
+)
+
+
+def _other_storage(path: Path | Warehouse, text: str) -> WarehouseError | None:
+    """The file is DuckDB's, written by a DuckDB whose storage version this chipcost's DuckDB
+    cannot read: said so, with the way forward (re-created from its archive, docs/deploy.md),
+    not DuckDB's advice to migrate it with another DuckDB."""
+    if (found := _STORAGE_VERSION.search(text)) is None:
+        return None
+    version, low, high = found.groups()
+    written = _WRITTEN_BY.search(text)
+    by = f", DuckDB {written.group(1)}'s" if written else ""
+    file = path.path if isinstance(path, Warehouse) else Path(path)
+    return WarehouseError(
+        f"the warehouse {path} was written by a DuckDB storage version this chipcost cannot "
+        f"read (its storage version {version}{by}; chipcost's DuckDB {duckdb.__version__} "
+        f"reads {low} to {high}): re-create it from its archive with "
+        f"`{rebuilt(_archive_of(path), shlex.quote(str(file.with_name('NEW.duckdb'))))}` "
+        f"(the archive keeps every payload), then move the new file in place of {file}; do not "
+        "upgrade DuckDB separately: chipcost pins the DuckDB its lake extensions are built for "
+        '(docs/deploy.md, "Why DuckDB 1.5.5 and not 2.0")'
+    )
+
+
+def _archive_of(path: Path | Warehouse) -> str:
+    """The archive chipcost keeps for this warehouse, where the warehouse says it:
+    CHIPCOST_ARCHIVE, else the archive directory of the data directory a default warehouse
+    file lies in; else the data directory's archive, unnamed (--data-dir, or its variable,
+    is the command's, not the warehouse's)."""
+    try:
+        if archive := process_variable(ARCHIVE_ENV):
+            return shlex.quote(str(archive))
+    except ChipcostError:  # a malformed value: said by the command's settings, not here
+        pass
+    if isinstance(path, Warehouse) and path.given_by == "":
+        return shlex.quote(str(path.path.parent / "archive"))
+    return "<data dir>/archive"
+
+
+def unopenable(warehouse: Warehouse, error: duckdb.Error) -> ChipcostError:
     # A lock held by another process was waited for (and named) by open_waiting.
-    return damaged(path, error) or WarehouseError(f"cannot open {path} as a DuckDB file: {error}")
+    return damaged(warehouse, error) or WarehouseError(
+        f"cannot open {warehouse.path} as a DuckDB file: {error}"
+    )
 
 
 def damaged_after_open(error: BaseException) -> WarehouseError | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -153,6 +154,72 @@ def test_a_damaged_warehouse_is_refused_with_advice(good, tmp_path, run, how, co
     if command == "backfill" and how in ("truncated", "overwritten"):
         return  # it opens a file that opens only after fetching AWS's index (no network here)
     assert DAMAGE_ADVICE in done.stderr, done.stderr[-2000:]
+
+
+def _checksum(block: bytes) -> int:
+    """DuckDB's checksum of a block (storage/checksum.cpp): 5381, each 8 bytes multiplied by
+    a constant, xored in."""
+    total = 5381
+    for (word,) in struct.iter_unpack("<Q", block):
+        total ^= (word * 0xBF58476D1CE4E5B9) & 0xFFFF_FFFF_FFFF_FFFF
+    return total
+
+
+def other_storage(good: Path, path: Path, version: int) -> Path:
+    """`good` with the storage version its main header says made `version`: DuckDB's file
+    starts with a 4 KiB main header, its checksum (8 bytes), "DUCK", then the version as a
+    little-endian uint64; the checksum, of the header's other bytes, made again to match."""
+    data = bytearray(good.read_bytes())
+    (stored,), (ours,) = struct.unpack_from("<Q", data, 0), struct.unpack_from("<Q", data, 12)
+    assert data[8:12] == b"DUCK" and stored == _checksum(data[8:4096])  # the layout read right
+    assert 64 <= ours <= 68  # DuckDB 1.5's own
+    struct.pack_into("<Q", data, 12, version)
+    struct.pack_into("<Q", data, 0, _checksum(data[8:4096]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+OTHER_STORAGE = "was written by a DuckDB storage version this chipcost cannot read"
+
+
+@pytest.mark.parametrize("command", list(WAREHOUSE_COMMANDS))
+def test_a_warehouse_of_another_duckdb_storage_version_says_how_to_re_create_it(
+    good, tmp_path, run, command
+):
+    """DuckDB's own words were passed on (`cannot open ... as a DuckDB file: IO Error: Trying
+    to read a database file with version number 999 ...`), with no way forward."""
+    path = other_storage(good, tmp_path / "w.duckdb", 999)
+    args = [*WAREHOUSE_COMMANDS[command], "--db", str(path)]
+    if command == "throughput import":
+        measured = "chip,model,workload,tokens_per_second\nH100-SXM,llama-3-70b,inference,1500\n"
+        (tmp_path / "m.csv").write_text(measured)
+        args[2] = str(tmp_path / "m.csv")
+    for option, name in (("site", "site"), ("export", "focus")):
+        if command == option:
+            args[2] = str(tmp_path / name)
+    done = run(*args)
+    assert_refused(done)
+    said = " ".join(done.stderr.split())
+    assert f"the warehouse {path} {OTHER_STORAGE} (its storage version 999;" in said, said
+    rebuild = f"`chipcost collect --replay <data dir>/archive --db {tmp_path}/NEW.duckdb`"
+    assert f"re-create it from its archive with {rebuild}" in said
+    assert "do not upgrade DuckDB separately" in said
+    assert "Trying to read" not in said
+
+
+def test_the_default_warehouse_of_another_storage_version_names_its_archive(good, tmp_path, run):
+    """The file in the data directory: the archive beside it is the one to replay; an archive
+    set by CHIPCOST_ARCHIVE is named instead. A version from before DuckDB 1.0 too."""
+    data = tmp_path / "data"  # the fixture's CHIPCOST_DATA_DIR
+    other_storage(good, data / "chipcost.duckdb", 39)
+    done = run("prices")
+    assert_refused(done)
+    said = " ".join(done.stderr.split())
+    assert OTHER_STORAGE in said and "(its storage version 39, DuckDB v0.6.0 or v0.6.1's;" in said
+    assert f"`chipcost collect --replay {data}/archive --db {data}/NEW.duckdb`" in said, said
+    elsewhere = run("migrate", env={"CHIPCOST_ARCHIVE": "s3://prices/archive"})
+    assert "`chipcost collect --replay s3://prices/archive --db" in elsewhere.stderr
 
 
 # (case id, arguments, environment): numbers and variables a user can get wrong.
