@@ -198,26 +198,44 @@ def _listed(command: click.Command) -> list[str]:
     return [o for p in params for o in (*p.opts, *p.secondary_opts)]
 
 
+def _near(given: str, option: str) -> bool:
+    """Whether `option` is a near spelling of `given`: one's words among the other's
+    (`--model`, `--pricing-model`), or the same letters but a slip (`--provder`)."""
+    from difflib import SequenceMatcher
+
+    a, b = given.removeprefix("--"), option.removeprefix("--")
+    words, others = set(a.split("-")), set(b.split("-"))
+    return words <= others or others <= words or SequenceMatcher(None, a, b).ratio() >= 0.8
+
+
 def _usage_error(exc: click.UsageError) -> NoReturn:
     """One line, exit 2: what was wrong, and the help to see. A misspelt option's closest are
-    among the options --help lists (not --help itself, nor a hidden old spelling)."""
+    among the options --help lists (not --help itself, nor a hidden old spelling); an option
+    of other commands names them, and a closest only where it is a near spelling (`index
+    --provider` is no slip of `--wide`), with why the command has none where it says why."""
     from chipcost.cli.failures import fail
+    from chipcost.core.asks import NOT_TAKEN
 
     prog = exc.ctx.command_path if exc.ctx else "chipcost"
+    called_as = prog.removeprefix("chipcost ")
     said = exc.format_message()
     if isinstance(exc, click.NoSuchOption):
         name = exc.option_name
-        if exc.ctx is not None:
-            listed = _listed(exc.ctx.command)
-            exc = click.NoSuchOption(name, possibilities=listed, ctx=exc.ctx)
-            said = exc.format_message()
-        if renamed := RENAMED.get((prog.removeprefix("chipcost "), name)):
-            said = f"{exc.message} It is {renamed} now."
         # The commands that take it (`--model` is cost's LLM, not prices' pricing model).
         others = [
             called
             for called, command in every_command()
             if f"chipcost {called}" != prog and name in _listed(command)
         ]
+        if exc.ctx is not None:
+            listed = _listed(exc.ctx.command)
+            if others:  # given as those commands spell it: not a slip of any but a near one
+                listed = [o for o in listed if _near(name, o)]
+            exc = click.NoSuchOption(name, possibilities=listed, ctx=exc.ctx)
+            said = exc.format_message()
+        if renamed := RENAMED.get((called_as, name)):
+            said = f"{exc.message} It is {renamed} now."
         said += f" {name} is an option of {', '.join(others)}." if others else ""
+        if why := NOT_TAKEN.get((called_as, name)):
+            said += f" {called_as} takes no {name}: {why}."
     fail(f"{prog}: error: {said.rstrip('.')}; see `{prog} --help`", code=2, label=False)

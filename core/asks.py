@@ -436,6 +436,15 @@ def index(
 def _index_terminal(wide: Wide = False, format: Format = "table", stale_days: StaleDays = None): ...
 
 
+# Options other reads take that a read does not, and why: said where one is given to it
+# (chipcost.cli.parser), as docs/cli.md says it.
+_ONE_INDEX = (
+    "its level is the median of every provider's cheapest price, so a filter would make "
+    "another index, not a narrower view of this one (docs/price-index.md)"
+)
+NOT_TAKEN = {("index", "--provider"): _ONE_INDEX, ("index", "--region"): _ONE_INDEX}
+
+
 INDEX = Question.of(index, _index_terminal)
 
 

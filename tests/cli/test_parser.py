@@ -5,6 +5,7 @@ note, and `sql` exiting 1 when its query returns no rows, as every read that mat
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -75,6 +76,32 @@ def test_an_option_of_other_commands_names_every_command_that_takes_it(run, args
     reads alone, not sources nor throughput list, which take it too."""
     done = run(*args)
     assert done.returncode == 2 and said in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "near"),
+    [
+        (["index", "--provider", "aws"], None),  # said "Did you mean '--wide'?" on c96d2408
+        (["index", "--instance", "p5.48xlarge"], None),  # "Did you mean '--since'?"
+        (["sql", "--wide", "select 1"], None),  # "Did you mean '--db'?"
+        (["prices", "--model", "x"], "--pricing-model"),
+    ],
+)
+def test_an_option_of_other_commands_gets_a_did_you_mean_only_where_one_is_near(run, args, near):
+    done = run(*args)
+    assert done.returncode == 2, done.stderr
+    suggested = re.findall(r"Did you mean(?: one of:)? (.*?)\?", done.stderr)
+    assert suggested == ([f"'{near}'"] if near else []), done.stderr
+    assert f"{args[1]} is an option of " in done.stderr
+
+
+@pytest.mark.parametrize("option", ["--provider", "--region"])
+def test_index_says_why_it_takes_no_provider_nor_region(run, option):
+    """docs/cli.md: the index is the median over every provider; a filter would make another
+    index, and the refusal says so rather than leave it a mistake to guess at."""
+    done = run("index", "--chip", "H100-SXM", option, "x")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert f"index takes no {option}: its level is the median of every provider's" in done.stderr
 
 
 def test_a_misspelt_command_names_the_closest(run):
