@@ -1,0 +1,46 @@
+"""The counts docs/cli.md quotes from the bundled sample are the sample's: each is read from the
+page and looked for in what the command it quotes says on the sample replayed (the page said
+`259 known` instance types while the sample answered `385 known`)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests import warehouses
+from tests.paths import ROOT
+
+PAGE = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+
+
+def _quoted(pattern: str) -> str:
+    """The one count the page quotes where `pattern` (its count a group) matches."""
+    (found,) = re.findall(pattern, " ".join(PAGE.split()))
+    return found
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> str:
+    return str(warehouses.sample(tmp_path_factory.mktemp("numbers") / "w.duckdb"))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "args", "said"),
+    [
+        (r"unknown instance type 'zz9\.big' \(nearest: p5\.48xlarge, \.\.\.\); ([\d,]+) known",
+         ["prices", "--instance", "zz9.big"], "(nearest: p5.48xlarge, ... {} known"),
+        (r"`all ([\d,]+) offers, one a row", ["prices"], "all {} offers, one a row"),
+        (r"`([\d,]+) more rows \(--limit\)`", ["prices", "--format", "csv", "--limit", "2"],
+         "{} more rows (--limit)"),
+        (r"`(\d+) runs, newest first`", ["sources", "--runs"], "{} runs, newest first"),
+    ],
+    ids=["instance types", "offers", "more rows", "runs"],
+)  # fmt: skip
+def test_a_count_the_page_quotes_is_the_samples(run, sample, pattern, args, said):
+    """`...` in `said` stands for what the page leaves out (the nearest after the first)."""
+    count = _quoted(pattern)
+    done = run(*args, "--db", sample, env={"COLUMNS": "400"})
+    shown = " ".join((done.stdout + done.stderr).split())
+    expected = re.escape(said.format(count)).replace(re.escape("..."), ".*?")
+    assert re.search(expected, shown), shown[-600:]
