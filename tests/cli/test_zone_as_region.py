@@ -81,3 +81,22 @@ def test_a_zone_or_region_no_price_is_in_is_still_refused(run, db, unknown):
     done = run("prices", "--region", unknown, "--db", db)
     assert done.returncode == 2
     assert f"no current price is in region '{unknown}'" in " ".join(done.stderr.split())
+
+
+@pytest.mark.parametrize(
+    ("read", "where", "give"),
+    [
+        (["prices"], "aws us-east-1", "give --provider aws --region us-east-1"),
+        (["history", "--chip", "H100-SXM"], "aws · us-east-1",
+         "give --provider aws --region us-east-1"),
+        (["cost", "--model", "llama-3-70b", "--workload", "inference"], "aws us-east-2b",
+         "give --provider aws --region us-east-2b"),
+        (["compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload",
+          "inference"], "aws us-east-1", "give --provider aws --region us-east-1"),
+    ],
+)  # fmt: skip
+def test_a_tables_where_given_as_region_is_refused_naming_both_filters(run, db, read, where, give):
+    """docs/cli.md: refused (exit 2) with the two filters it stands for, not answered with
+    them, by every read that takes --region."""
+    done = run(*read, "--region", where, "--db", db)
+    assert done.returncode == 2 and give in " ".join(done.stderr.split()), done.stderr
