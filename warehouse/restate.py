@@ -132,8 +132,9 @@ def _check_observations_kept(con: duckdb.DuckDBPyConnection, since: datetime) ->
     lost = lost_observations(con, since)
     if lost[1]:
         raise ChipcostError(
-            f"the history after this run cannot be restated from the warehouse: {lost[1]} "
-            f"later run(s), from {lost[0]:%Y-%m-%d %H:%M} UTC, are older than the observations "
+            f"the history after this run cannot be restated from the warehouse: {lost[1]:,} "
+            f"later {'run' if lost[1] == 1 else 'runs'}, from {lost[0]:%Y-%m-%d %H:%M} UTC, "
+            f"{'is' if lost[1] == 1 else 'are'} older than the observations "
             "it keeps (CHIPCOST_OBSERVATIONS_DAYS); nothing was changed. Replay the archive "
             f"without this run into a new warehouse (`{rebuilt('ARCHIVE', 'NEW.duckdb')}`, its "
             "directory moved out first)"

@@ -217,7 +217,7 @@ def test_with_older_observations_pruned_the_newest_run_is_restated_and_an_old_on
     finally:
         con.close()
     said = str(refused.value)
-    assert "later run(s), from 2026-11-15 06:00 UTC, are older than the observations" in said
+    assert ": 1 later run, from 2026-11-15 06:00 UTC, is older than the observations" in said
     assert "Replay the archive without this run into a new warehouse" in said
     with connect(Warehouse(str(db)), read_only=True) as ours:
         with connect(Warehouse(str(expected)), read_only=True) as theirs:
