@@ -63,6 +63,9 @@ class Column:
     header: str
     numeric: bool = False
     essential: bool = False  # kept at any width; optional columns are left out to fit
+    # The value the table is read (ranked) by, a price: on the row's line at any width, the
+    # other columns folded under it first (an id too wide beside it too, whole). Essential.
+    primary: bool = False
     # Sentences (a message, a title): wrapped to the column's width. Every other cell is whole,
     # on one line (an id, a stamp, a label): columns are folded under the row to make room.
     prose: bool = False
@@ -75,6 +78,8 @@ class Column:
 class Fitted:
     lines: list[Line]
     dropped: list[str]  # headers of the detail columns left out (--wide shows them)
+    # The keys of the columns on each row's line (the others are folded under it).
+    first: tuple[str, ...] = ()
 
     @property
     def width(self) -> int:
@@ -344,40 +349,51 @@ def fit_table(
     `wide` keeps every column on one line, unwrapped, however wide. When the essential
     columns do not fit even with their prose wrapped a word a line, those named in
     `keep_order` leave the line, the last named first, then the others, the last declared
-    first. A column that leaves the line but
+    first; a `primary` column (the price the table is read by) never does. An optional column
+    takes the line's room only while no essential column with a value has left it: a
+    secondary price is never on the row's line where the price it stands beside is not. A
+    column that leaves the line but
     holds a value in a row shown is folded, never dropped: under each row, indented, a second
     line holds those columns (headed by a second header line); a column with no value in any
     row is left out, having nothing to say."""
     width = console if isinstance(console, int) else console.width
     titled: list[Line] = [[(title, "")]] if title else []
     if wide:
-        return Fitted(titled + lay_out(columns, rows, None), [])
+        return Fitted(titled + lay_out(columns, rows, None), [], tuple(c.key for c in columns))
     details = [c.header for c in columns if c.detail]
     columns = [c for c in columns if not c.detail]
     texts = {c.key: ["".join(t for t, _ in _spans(r[c.key])) for r in rows] for c in columns}
     natural = {c.key: _natural([c.header, *texts[c.key]]) for c in columns}
     least = {c.key: floor(c, c.header, texts[c.key]) for c in columns}
+    has_values = {c.key for c in columns if any(t.strip() for t in texts[c.key])}
 
     def total(keys: set[str], of: dict[str, int]) -> int:
         return sum(of[k] for k in keys) + GAP * (len(keys) - 1)
 
-    essential = {c.key for c in columns if c.essential}
+    essential = {c.key for c in columns if c.essential or c.primary}
+    primary = {c.key for c in columns if c.primary}
     kept = set(essential)
-    droppable = [k for k in keep_order if k in essential]
+    droppable = [k for k in keep_order if k in essential - primary]
     while droppable and total(kept, least) > width:
         kept.discard(droppable.pop())
     # Cells are never cut: while the essential columns at their narrowest (each whole cell
     # whole) are still wider than the width, the last declared leaves the row's line, to be
-    # folded under it.
-    last_first = [c.key for c in reversed(columns) if c.key in kept]
-    while len(kept) > 1 and total(kept, least) > width:
+    # folded under it; the primary one stays, an id too wide beside it folded whole.
+    last_first = [c.key for c in reversed(columns) if c.key in kept - primary]
+    while last_first and len(kept) > 1 and total(kept, least) > width:
         kept.discard(last_first.pop(0))
     optional = [k for k in keep_order if k in natural and k not in essential]
-    optional += [c.key for c in columns if not c.essential and c.key not in optional]
-    for key in optional:
-        if total(kept | {key}, natural) <= width:
-            kept.add(key)
-    has_values = {c.key for c in columns if any(t.strip() for t in texts[c.key])}
+    optional += [c.key for c in columns if c.key not in essential and c.key not in optional]
+
+    def fill() -> None:
+        """The room the row's line has left: the optional columns that fit it whole, once
+        every essential column with a value is on it (never ahead of one folded)."""
+        if essential & has_values <= kept:
+            for key in optional:
+                if key not in kept and total(kept | {key}, natural) <= width:
+                    kept.add(key)
+
+    fill()
     if has_values and total(has_values, natural) <= width < total(kept | has_values, natural):
         # Every column with a value fits one line, unwrapped, once those without one (an
         # essential one too: it says nothing in the rows shown) give up their room.
@@ -385,14 +401,14 @@ def fit_table(
     elif has_values - kept:  # a second line a row: the first need not wrap to hold more
         while droppable and total(kept, natural) > width:
             kept.discard(droppable.pop())
-        for key in optional:  # the room the first line has left holds what fits whole
-            if key not in kept and total(kept | {key}, natural) <= width:
-                kept.add(key)
+        fill()
     shown = [c for c in columns if c.key in kept]
     folded = [c for c in columns if c.key not in kept and c.key in has_values]
     if not shown or not folded:  # one line a row (none of the columns fit: all on it)
-        return Fitted(titled + lay_out(shown or folded, rows, width), details)
-    return Fitted(titled + _two_lines(shown, folded, rows, width), details)
+        one = shown or folded
+        return Fitted(titled + lay_out(one, rows, width), details, tuple(c.key for c in one))
+    first = tuple(c.key for c in shown)
+    return Fitted(titled + _two_lines(shown, folded, rows, width), details, first)
 
 
 # How far a row's second line (its folded columns) is indented under it.

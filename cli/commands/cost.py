@@ -167,7 +167,8 @@ def _columns(ask: Mapping[str, object]) -> list[Column]:
         Column("price", f"{sign}/chip-hr", numeric=True),
         Column("tps", "tok/s/chip", numeric=True),
         Column("throughput", "throughput"),
-        Column("cpm", f"{sign}/M tokens", numeric=True, essential=True),
+        # What the ranking is by: on the row's line at any width.
+        Column("cpm", f"{sign}/M tokens", numeric=True, essential=True, primary=True),
     ]
     # What the user asked for (--tokens, --migration-cost) is kept, however narrow the screen.
     tokens = ask["tokens"]

@@ -223,7 +223,11 @@ def _columns(rows: Sequence[Row], same: dict[str, str]) -> list[Column]:
         columns.append(Column("instance_type", "instance", essential=True))
     if "chip_count" in varying:
         columns.append(Column("chip_count", "chip count", numeric=True))
-    columns.append(Column("price_per_chip_hour", "$/chip-hr", numeric=True, essential=True))
+    # The price the table is ranked by: on the row's line at any width; the instance's price
+    # and chip count beside it only while every essential column is on that line too.
+    columns.append(
+        Column("price_per_chip_hour", "$/chip-hr", numeric=True, essential=True, primary=True)
+    )
     columns.append(Column("price_per_hour", "$/instance-hr", numeric=True))
     if any((row["upfront"] or 0) > 0 for row in rows):
         columns.append(Column("upfront", "upfront $", numeric=True, essential=True))
@@ -396,7 +400,10 @@ def print_glance(
     columns = [
         Column("chip", "chip", essential=True),
         *(Column(k, k, essential=True) for k in keys),
-        *(Column(f"{k}_per_chip_{per}", _HEADS[k], numeric=True, essential=True) for k in KINDS),
+        *(
+            Column(f"{k}_per_chip_{per}", _HEADS[k], numeric=True, essential=True, primary=n == 0)
+            for n, k in enumerate(KINDS)  # on demand's price stays beside the chip
+        ),
         Column("commitment_terms", "commitment is"),
         Column("offers", "offers", numeric=True),
     ]
@@ -426,7 +433,7 @@ def print_cheapest(
     instance, with how many offers the chip has; estimates marked and said under it."""
     columns = [
         Column("chip", "chip", essential=True),
-        Column("price", "cheapest", numeric=True, essential=True),
+        Column("price", "cheapest", numeric=True, essential=True, primary=True),
         Column("where", "where", essential=True),
         Column("pricing", "pricing model", essential=True),
         Column("instance_type", "instance"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import example, given, settings
@@ -145,6 +146,73 @@ def test_the_columns_named_first_are_kept_and_the_last_named_left_out_first():
         "  5-10%         aws-pricing-api",
     ]
     assert narrow.dropped == [] and narrow.width <= 40
+
+
+def test_the_price_a_table_is_ranked_by_keeps_the_line_beside_an_id_too_long_for_more():
+    """`COLUMNS=80 prices --chip H100-SXM` on the whole sample: a voltagepark zone is a UUID,
+    the "where" 58 wide; its row's line showed the instance's 15.9200 and folded the per-chip
+    1.9900 to a third line, beside runpod's 1.92 read as the same price. The price the table
+    is read by stays on the row's line; the instance's price and chip count, optional, never
+    take the room of an essential column folded under the row."""
+    columns = [
+        Column("where", "where", essential=True),
+        Column("pricing", "pricing model", essential=True),
+        Column("instance", "instance", essential=True),
+        Column("count", "chip count", numeric=True),
+        Column("price", "$/chip-hr", numeric=True, essential=True, primary=True),
+        Column("per_instance", "$/instance-hr", numeric=True),
+    ]
+    rows = [
+        {"where": "voltagepark global a3111bd4-550a-47d0-838a-0a52bff2ae3f",
+         "pricing": "on demand", "instance": "8x h100-sxm5-80gb bare metal ethernet",
+         "count": "8", "price": "1.9900", "per_instance": "15.9200"},
+        {"where": "runpod global", "pricing": "spot, community", "instance": "1x H100 SXM",
+         "count": "1", "price": "1.9200", "per_instance": "1.9200"},
+    ]  # fmt: skip
+    order = ("instance", "per_instance", "count")
+    for width in (60, 80, 90, 100, 120, 150):
+        fitted = fit_table(width, columns, rows, keep_order=order)
+        assert "price" in fitted.first, (width, fitted.text())
+        lines = fitted.text().splitlines()
+        rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
+        starts = [i for i in range(rule + 1, len(lines)) if lines[i].strip() in ("1.9900", "1.9200")
+                  or not lines[i].startswith(" ")]  # fmt: skip
+        firsts = [lines[i].split() for i in starts]  # each row's line: its price on it
+        assert len(firsts) == 2 and "1.9900" in firsts[0] and "1.9200" in firsts[1], fitted.text()
+    # at 80 the UUID keeps the line beside the price, whole; the rest folds under it
+    fitted = fit_table(80, columns, rows, keep_order=order)
+    assert fitted.first == ("where", "price") and fitted.width <= 80
+    lines = fitted.text().splitlines()
+    row = lines[next(i for i, line in enumerate(lines) if line.startswith("─")) + 1]
+    assert row.split() == [*rows[0]["where"].split(), "1.9900"]
+
+
+@st.composite
+def ranked_tables(draw):
+    """A table of tables(), one column of it the primary one."""
+    columns, rows = draw(tables())
+    at = draw(st.integers(0, len(columns) - 1))
+    columns[at] = replace(columns[at], primary=True)
+    return columns, rows
+
+
+@settings(max_examples=200, deadline=None)
+@given(ranked_tables(), st.integers(20, 200), st.booleans())
+def test_the_rows_line_holds_the_primary_column_and_no_optional_one_ahead_of_an_essential(
+    table, width, ordered
+):
+    """Whatever the width: the primary column (with a value) is on the row's line; and an
+    optional column is there only where every essential column with a value is too."""
+    columns, rows = table
+    order = [c.key for c in reversed(columns)] if ordered else []
+    fitted = fit_table(width, columns, rows, keep_order=order)
+    valued = {c.key for c in columns if any(_text(r[c.key]).strip() for r in rows)}
+    for column in columns:
+        if column.primary and column.key in valued:
+            assert column.key in fitted.first, fitted.text()
+    folded = [c.key for c in columns if c.essential and c.key in valued - set(fitted.first)]
+    ahead = [c.key for c in columns if not (c.essential or c.primary) and c.key in fitted.first]
+    assert not (folded and ahead), (folded, ahead, fitted.text())
 
 
 def test_a_row_whose_folded_cells_are_blank_has_no_second_line():
