@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from chipcost.cli.fit import plain
+from chipcost.cli.terminal import how_many
 from chipcost.core.vocabulary import PLAN_SHORT, pricing_words
 from chipcost.transform.rows import number
 
@@ -125,10 +126,9 @@ def doubt_note(rows: Sequence[Row]) -> str:
     more = len(named) - _ESTIMATES_LISTED
     return (
         f"{DOUBT_MARK.strip()} = a spot price not below its offer's on-demand price (no "
-        f"discount: stale or mislabelled at the source; {len(marked)} row"
-        f"{'s' if len(marked) != 1 else ''}): "
+        f"discount: stale or mislabelled at the source; {how_many(len(marked), 'row')}): "
         + "; ".join(dict.fromkeys(named[:_ESTIMATES_LISTED]))
-        + (f"; and {more} more" if more > 0 else "")
+        + (f"; and {more:,} more" if more > 0 else "")
     )
 
 
@@ -145,7 +145,7 @@ def estimate_note(rows: Sequence[Row]) -> str:
     more = len(said) - _ESTIMATES_LISTED
     return (
         f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes "
-        f"({len(marked)} row{'s' if len(marked) != 1 else ''}): "
+        f"({how_many(len(marked), 'row')}): "
         + "; ".join(said[:_ESTIMATES_LISTED])
-        + (f"; and {more} more (--wide shows each)" if more > 0 else "")
+        + (f"; and {more:,} more (--wide shows each)" if more > 0 else "")
     )

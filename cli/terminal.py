@@ -19,7 +19,12 @@ def width(stream: TextIO) -> int | None:
     return None if stream.isatty() else PIPED_WIDTH
 
 
+def how_many(count: int, noun: str) -> str:
+    """'2,531 more rows', '1 price': a count as every command says one, with thousands
+    separators, the noun plural but for one."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def row_count(rows: int, shown: int) -> str:
     """The line under a query's table: how many rows, and how many are shown."""
-    said = f"{rows:,} row{'' if rows == 1 else 's'}"
-    return said + (f" (showing {shown:,})" if rows > shown else "")
+    return how_many(rows, "row") + (f" (showing {shown:,})" if rows > shown else "")

@@ -36,6 +36,7 @@ from chipcost.cli.price_cells import (
 )
 from chipcost.cli.render import print_note, say_more_rows
 from chipcost.cli.render_fresh import print_freshness
+from chipcost.cli.terminal import how_many
 from chipcost.core.asks import DEFAULT_TABLE_ROWS, PRICES
 from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.questions import Voice
@@ -352,7 +353,7 @@ def print_prices(
         console.line(line)
     print_fitted(console, fitted)
     if len(rows) > limit:
-        console.say(f"{len(rows) - limit} more rows: {MORE_ROWS}")
+        console.say(f"{how_many(len(rows) - limit, 'more row')}: {MORE_ROWS}")
     short = not wide and _shortened(shown, same)
     alone = gpu_alone_note(row.get("source") for row in shown)
     for line in [
@@ -468,7 +469,7 @@ def print_cheapest(
 
 # The estimates a glance shows: counted; `prices` without --by names what each rests on.
 ESTIMATE_NOTE = (
-    f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes ({{count}} shown; "
+    f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes ({{count:,}} shown; "
     "`prices` without --by names what each rests on)"
 )
 
