@@ -30,7 +30,17 @@ NOT_A_PRICE = frozenset(
 # A cell of dashes alone ("—", "––") is a "no price" marker however many the page prints.
 DASHES = frozenset("-–—")
 _NUMBER = re.compile(r"\d[\d.,]*")
-_NEGATIVE = re.compile(r"(?i)^[-−]\s*(us\$|\$)?\s*\d")
+# One amount, strictly: its whole part plain ("1234") or grouped in threes by one separator
+# ("1,234", "1.234.567"), then at most one decimal mark, the other one ("1,234.50",
+# "1.234,50", "2,49"). "2..49", "2.4.9", "2,49,99" are no amount: refused, never read as 249.
+# ASCII digits: \d takes every script's ("\u0662.49"), which float() would read.
+_AMOUNT = re.compile(
+    r"(?P<whole>[1-9][0-9]{0,2}(?P<sep>[.,])[0-9]{3}(?:(?P=sep)[0-9]{3})*|[0-9]+)"
+    r"(?:(?P<mark>[.,])(?P<fraction>[0-9]+))?"
+)
+# A minus before the amount, wherever it stands among the currency marks: "-1.50", "USD -2.49",
+# "$-3.90/GPU-hr", "- US$ 2". A hyphen after it ("$2-3", "GPU-hr") is no sign.
+_NEGATIVE = re.compile(r"(?i)[-−]\s*(?:us\$|\$|usd)?\s*$")
 # Currency marks, separators and the hour around a price: "$2.49/hr", "US$ 2.49 per hour",
 # "2,49 USD". Nothing that says what the price is for: those words are read, not thrown away.
 _DECORATION = re.compile(r"(?i)(us\$|\$|usd|/|per|hour|hr|h\b|at|-|\s)+")
@@ -54,7 +64,9 @@ def parse_price(text: str | float | int | None, per: str | None = None) -> float
     """USD amount in a price string; None for "Contact sales", "—", "N/A" or empty.
 
     "$2.49/hr" -> 2.49, "2,49" -> 2.49 (decimal comma), "$1,234.50" -> 1234.5. Raises
-    PriceError (a ValueError) for text that is neither, such as "$2-3" or "call". `per`: what
+    PriceError (a ValueError) for text that is neither, such as "$2-3" or "call", for a number
+    of any other shape ("$2..49", "$2,49,99": never read as 249 or 24999), and for a minus
+    before the amount ("USD -2.49", "$-3.90/GPU-hr"). `per`: what
     the parser reads the cell as pricing (PER_GPU, PER_INSTANCE); a cell that says it prices
     the other ("$18.00/GPU" where an instance's price is read) or gives a lowest price ("From
     $50.44") is refused. None: the cell's words of its unit and "from" are not read (a parser
@@ -67,7 +79,8 @@ def parse_price(text: str | float | int | None, per: str | None = None) -> float
     cleaned = " ".join(str(text).split())
     if says_no_price(cleaned):
         return None
-    if _NEGATIVE.match(cleaned):
+    first = _NUMBER.search(cleaned)
+    if first is not None and _NEGATIVE.search(cleaned, 0, first.start()):
         raise PriceError(f"price {str(text)!r} is negative")
     if per is not None:
         _check_unit(cleaned, per, str(text))
@@ -105,21 +118,22 @@ def says_no_price(text: object) -> bool:
 
 
 def _decimal(number: str, original: str) -> float:
-    """'1,234.50' and '1.234,50' -> 1234.5; '2,49' -> 2.49; '1,234' -> 1234."""
-    number = number.rstrip(".,")
-    if "," in number and "." in number:
-        decimal_mark = "," if number.rfind(",") > number.rfind(".") else "."
-    elif number.count(",") == 1:
-        whole, fraction = number.split(",")
-        decimal_mark = "," if len(fraction) != 3 or whole == "0" else ""
-    else:
-        decimal_mark = "." if number.count(".") <= 1 else ""
-    thousands = {",": ".", ".": ",", "": ",."}[decimal_mark]
-    digits = number.translate(str.maketrans("", "", thousands))
-    try:
-        return float(digits.replace(",", ".") if decimal_mark == "," else digits)
-    except ValueError as exc:
-        raise PriceError(f"price {original!r} is not a number") from exc
+    """'1,234.50' and '1.234,50' -> 1234.5; '2,49' -> 2.49; '1,234' -> 1234; '1.5' -> 1.5.
+    PriceError for any other shape ('2..49', '2.4.9', '2,49,99', '1,23,456'), naming the cell."""
+    if number[-1] in ".," and number[-2:-1].isdigit():
+        number = number[:-1]  # the sentence's full stop or comma after it ("$2.49.")
+    amount = _AMOUNT.fullmatch(number)
+    if amount is None or (amount["sep"] and amount["sep"] == amount["mark"]):
+        raise PriceError(
+            f"price {original!r} is not a number chipcost reads ({number!r}: one amount, "
+            "its digits grouped in threes by one separator at most, one decimal mark): not "
+            "read as one"
+        )
+    whole, sep = amount["whole"], amount["sep"] or ""
+    if sep == "." and whole.count(".") == 1 and not amount["mark"]:
+        return float(whole)  # "1.234": one dot before three digits is a decimal point
+    fraction = f".{amount['fraction']}" if amount["mark"] else ""
+    return float((whole.replace(sep, "") if sep else whole) + fraction)
 
 
 def _positive(value: float, original: str) -> float:
