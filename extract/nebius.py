@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import host_spec, price_of, require_columns, says_no_price
+from chipcost.extract._kit import PER_GPU, host_spec, price_of, require_columns, says_no_price
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
 
 SOURCE_NAME = "nebius"
@@ -45,6 +45,10 @@ TERM_IN_HEADER = re.compile(r"(\d+)[\s-]*(month|year)", re.IGNORECASE)
 TERMS = {("1", "month"): "1mo", ("3", "month"): "3mo", ("6", "month"): "6mo"}
 TERMS |= {("12", "month"): "1yr", ("1", "year"): "1yr", ("2", "year"): "2yr"}
 TERMS |= {("36", "month"): "3yr", ("3", "year"): "3yr"}
+# "from $1.82": the page's lowest price of a preset sold in several sizes, read on purpose and
+# said in the record (`price_listed`); the rest of the cell is read as every page's price per
+# GPU is (its unit, "starting at", a minus, the number's shape: extract/_price_cell.py).
+FROM = re.compile(r"(?i)^\s*from\b\s*")
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -159,7 +163,7 @@ def _cell_offer(
     if not col.term:
         why = f"{name}: column {col.header!r} names no commitment term chipcost knows"
         return page.reject(why, shown, offer=offer | {"term": None})
-    price, why = price_of(cells[col.index], f"{name} {col.header}")
+    price, why = price_of(FROM.sub("", cells[col.index]), f"{name} {col.header}", PER_GPU)
     if price is None:
         listed = not says_no_price(cells[col.index])
         return page.reject(why, shown, offer=(offer | {"term": col.term}) if listed else None)
@@ -184,7 +188,7 @@ def _cell_offer(
 
 def _floor(cell: str) -> dict[str, str]:
     """A price the page writes "from $1.82" (a preset of several sizes) is its lowest."""
-    return {"price_listed": cell} if cell.strip().lower().startswith("from") else {}
+    return {"price_listed": cell} if FROM.match(cell) else {}
 
 
 # The preset's host, by header: the vCPUs and RAM that come with the one GPU priced.

@@ -215,3 +215,35 @@ def test_renamed_columns_in_the_table_data_fail_naming_them():
     renamed = text.replace("On-demand, GPU-hour", "Hourly").replace("Preemptible, GPU-hour", "x")
     with pytest.raises(ParseError, match="On-demand, GPU-hour"):
         parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=renamed.encode())])
+
+
+@pytest.mark.parametrize(
+    ("cell", "said"),
+    [
+        # read as 4.3 on c96d2408: nebius read its cells without the unit and "from" checks
+        ("starting at $4.30", "is a lowest price ('starting at')"),
+        ("as low as $4.30", "is a lowest price ('as low as')"),
+        ("$4.30 per instance", "is per instance, where this column is read as a price per GPU"),
+        ("$-2.60", "is negative"),
+        ("from $-2.60", "is negative"),
+        ("from $2..15", "is not a number chipcost reads"),
+    ],
+)
+def test_a_cell_is_read_through_the_checks_every_price_per_gpu_has(cell, said):
+    text = (FIXTURES / "prices-2026-08-22.html").read_text(encoding="utf-8")
+    data = text.replace('\\"$2.15\\"', f'\\"{cell}\\"').encode()
+    result = parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=data)])
+    assert ("NVIDIA HGX H100", "spot") not in {
+        (r.instance_type, r.pricing_model) for r in result.records
+    }
+    [refused] = [r for r in result.rejects if "NVIDIA HGX H100 Preemptible" in r.reason]
+    assert said in refused.reason
+    assert refused.offer["pricing_model"] == "spot"  # kept open: a price it cannot read
+
+
+def test_a_from_price_stays_read_as_the_presets_lowest_and_said_so():
+    text = (FIXTURES / "prices-2026-08-22.html").read_text(encoding="utf-8")
+    data = text.replace('\\"$2.15\\"', '\\"From $2.15/GPU-hour\\"').encode()
+    result = parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=data)])
+    h100 = find(result.records, "NVIDIA HGX H100", "spot")
+    assert (h100.price_per_hour, h100.extra["price_listed"]) == (2.15, "From $2.15/GPU-hour")
