@@ -8,20 +8,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chipcost.core.budget import ByteBudget, OverLimit
+from chipcost.core.errors import SourceError
 from chipcost.core.settings import ANSWER_MAX_ENV, DEFAULT_ANSWER_MAX_MB
-from chipcost.extract._codings import ENCODINGS, CutShort, Decoder, decoded
+from chipcost.extract._codings import ENCODINGS, Corrupt, CutShort, Decoder, decoded
 
 if TYPE_CHECKING:  # imported where a request is made: a replay only parses, never fetches
     import httpx
 
-__all__ = ["ENCODINGS", "Bounds", "CutShort", "decoded", "ends_html", "whole"]
+__all__ = ["ENCODINGS", "Bounds", "CutShort", "Refused", "decoded", "ends_html", "whole"]
 
 # One response, connect to last byte: a server sending a byte every few seconds never trips
 # the per-read timeout, so the whole body has a deadline of its own.
 BODY_DEADLINE_SECONDS = 120.0
+
+
+class Refused(SourceError):
+    """An answer refused that came with a body: an error status's page (a 403 "Just a
+    moment..."), or a body that arrived whole but is not what its Content-Encoding says.
+    `body` as it is kept (`kept` says how: "as received", its first bytes decoded), for
+    extract/_http.py's get to archive as a payload of kind "refused" and name; `said`: what
+    the manifest records of it besides."""
+
+    def __init__(self, message: str, body: bytes, kept: str, **said: Any) -> None:
+        super().__init__(message)
+        self.body, self.kept, self.said = body, kept, said
+
+
+# What to do about a body that arrived whole but that its Content-Encoding does not describe.
+MISLABELLED = (
+    "the provider's server labelled its answer wrong, which running again does not mend: "
+    "report it if it lasts"
+)
 
 
 @dataclass(frozen=True)
@@ -46,8 +66,9 @@ def whole(
 ) -> httpx.Response:
     """`response` (streamed, sent at `started`) rebuilt on its whole, decoded body; `check`
     raises when the fetch must stop. OverLimit past a bound, httpx.ReadTimeout past the
-    body's deadline, CutShort when it did not arrive whole. A success's decoded bytes stay
-    counted in the shared budgets; anything else's are given back."""
+    body's deadline, CutShort when it did not arrive whole, Refused when it did but is not
+    what its Content-Encoding says. A success's decoded bytes stay counted in the shared
+    budgets; anything else's are given back."""
     import httpx  # imported when a source fetches: a replay only parses
 
     answer = bounds.one_answer()
@@ -91,19 +112,50 @@ def _read(
     if not response.is_success:
         return _error_body(response, coding, where, lambda: _on_time(clock, started, check, where))
     decoder, body, sent = Decoder(coding, where), bytearray(), 0
+    # A coded body's bytes as sent, kept until it is decoded whole: one its coding refuses is
+    # archived as it came (bounded as sent, by the answer's limit).
+    raw: list[bytes] = []
+    corrupt: Corrupt | None = None
     # The body as sent (still coded), from a network stream or one held in memory alike.
     for chunk in response.stream:  # type: ignore[union-attr]
         sent += len(chunk)
         if sent > answer.limit:  # codings that give little from much: bounded as sent too
             raise OverLimit(answer.passed(where, "as sent"))
-        for piece in decoder.feed(chunk):
-            _take(budgets, len(piece), where)
-            body += piece
+        if decoder.steps:
+            raw.append(chunk)
+        if corrupt is None:
+            try:
+                for piece in decoder.feed(chunk):
+                    _take(budgets, len(piece), where)
+                    body += piece
+            except Corrupt as exc:
+                corrupt = exc  # the rest is read: cut short, or whole and labelled wrong
         _on_time(clock, started, check, where)
     if length is not None and length != sent:
         raise CutShort(f"body cut short: {sent} of {length} bytes")
+    if corrupt is not None:
+        raise _mislabelled(response, where, coding, corrupt, b"".join(raw))
     decoder.end()
     return bytes(body)
+
+
+def _mislabelled(
+    response: httpx.Response, where: str, coding: str, corrupt: Corrupt, raw: bytes
+) -> Refused:
+    """A body that arrived whole (its Content-Length met, its chunks ended) whose coding its
+    decoder refuses: the provider's label, not a cut; not retried, kept as it came."""
+    said = coding.strip()
+    return Refused(
+        f"{where} sent a body labelled Content-Encoding: {said} that is not {said} (its "
+        f"{corrupt.coding} does not decode: {corrupt.error}); it arrived whole ({len(raw):,} "
+        f"bytes), so it is no cut connection and is not retried; nothing of it is loaded: "
+        f"{MISLABELLED}",
+        raw,
+        f"its {len(raw):,} bytes as received are",
+        status=response.status_code,
+        content_type=response.headers.get("Content-Type", ""),
+        content_encoding=said,
+    )
 
 
 # What is read of an answer that is not a success: enough for its message, decoded (an API's

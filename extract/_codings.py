@@ -36,6 +36,16 @@ class CutShort(Exception):
     `except httpx.TransportError` around a read names CutShort beside it."""
 
 
+class Corrupt(CutShort):
+    """Bytes a coding's decoder refuses (plain JSON labelled gzip, zlib's wrapper labelled
+    gzip): not a stream that stops short. extract/_body.py tells the two apart by whether the
+    body arrived whole; read alone (`decoded`), it is refused as a CutShort is."""
+
+    def __init__(self, coding: str, error: object) -> None:
+        super().__init__(f"{coding} body cut short or corrupt ({error})")
+        self.coding, self.error = coding, str(error)
+
+
 class Inflater:
     """One gzip stream (its members one after another, as gzip.decompress reads them) or one
     deflate stream (zlib's wrapper, or the bare deflate some servers send, as httpx reads it)."""
@@ -76,7 +86,7 @@ class Inflater:
                         break
                     out = self.inflater.decompress(tail, STEP)
             except zlib.error as exc:
-                raise CutShort(f"{self.coding} body cut short or corrupt ({exc})") from None
+                raise Corrupt(self.coding, exc) from None
             if not self.inflater.eof:
                 return
             data = self.inflater.unused_data
@@ -117,7 +127,7 @@ class Unbrotli:
                     return
                 out = self.decompressor.process(b"", output_buffer_limit=STEP)
         except self.error as exc:
-            raise CutShort(f"{self.coding} body cut short or corrupt ({exc})") from None
+            raise Corrupt(self.coding, exc) from None
 
     def end(self) -> None:
         if self.begun and not self.decompressor.is_finished():
@@ -169,7 +179,7 @@ class Unzstd:
                     f"{1 << ZSTD_WINDOW_LOG_MAX >> 20} MB, the bound for HTTP (RFC 9659): "
                     "not read; report it"
                 ) from None
-            raise CutShort(f"{self.coding} body cut short or corrupt ({exc})") from None
+            raise Corrupt(self.coding, exc) from None
 
     def end(self) -> None:
         if self.decompressor is not None and not self.decompressor.eof:

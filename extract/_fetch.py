@@ -95,9 +95,10 @@ def optional(
     log: logging.Logger,
 ) -> list[Payload]:
     """A payload the source can do without: [it], or [] with a warning saying what is `lost`
-    this run (the rest of the source still loads)."""
+    this run (the rest of the source still loads). Its answer refused is not archived: the
+    fetch goes on and finishes, and its parse reads every payload the fetch archived."""
     try:
-        return [get(ctx, client, url, ext=ext)]
+        return [get(ctx, client, url, ext=ext, keep_refused=False)]
     except OverLimit:
         raise  # a bound passed: the next answer would pass it too, so the source fails
     except SourceError as exc:

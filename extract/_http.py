@@ -15,14 +15,22 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from chipcost.core.clean import public_url, redact, scrub
-from chipcost.core.errors import SourceError
+from chipcost.core.clean import REDACTED, public_url, redact, scrub
+from chipcost.core.errors import ChipcostError, SourceError
 from chipcost.core.network import Network
 from chipcost.core.payload import Payload
 from chipcost.core.stopping import Deadline, pause
 from chipcost.core.stopping import check as on_time
 from chipcost.core.version import __version__
-from chipcost.extract._body import ENCODINGS, Bounds, CutShort, digits, whole
+from chipcost.extract._body import (
+    ENCODINGS,
+    ERROR_BODY_BYTES,
+    Bounds,
+    CutShort,
+    Refused,
+    digits,
+    whole,
+)
 from chipcost.extract.base import FetchContext
 
 if TYPE_CHECKING:  # imported where a request is made: a replay only parses, never fetches
@@ -65,6 +73,9 @@ NOT_HTTP = (
     "the provider's server (or a proxy before it) sent a malformed answer: run again later; "
     "report it if it lasts"
 )
+# The kind of payload an answer refused is archived as (its request's "kind"), to look at what
+# came: a parse never reads it, as its fetch failed (an unfinished fetch is never replayed).
+REFUSED = "refused"
 # The longest Retry-After taken as asked (longer is past every budget anyway): 400 digits are
 # no float.
 MAX_RETRY_AFTER = 10**15
@@ -211,16 +222,30 @@ def get(
     method: str = "GET",
     json: Any = None,
     ext: str = "",
+    keep_refused: bool = True,
 ) -> Payload:
     """One request with retries, its body archived as it arrives: with the method, the public
     URL, the parameters and any JSON body; never headers (they carry API keys), secret-named
-    parameters nor the settings' key values."""
-    response = send(client, url, params=params, headers=headers, method=method, json=json)
+    parameters nor the settings' key values.
+
+    An answer refused with a body (an error status's page, a body its Content-Encoding does
+    not describe) is archived too, as a payload of kind REFUSED, and the error names it; a
+    caller that goes on past the refusal passes `keep_refused=False`, since a finished
+    fetch's payloads are all read by its parse."""
     request: dict[str, Any] = {"method": method}
     if params:
         request["params"] = redact(params)
     if json is not None:
         request["json"] = json
+    refused: Refused | None = None
+    try:
+        response = send(client, url, params=params, headers=headers, method=method, json=json)
+    except Refused as exc:
+        if not keep_refused or not exc.body:
+            raise
+        refused = exc
+    if refused is not None:  # raised outside the handler: nothing chained to it
+        raise _archived(ctx, client, url, request, refused)
     final = str(response.request.url)
     if final.split("?")[0] != url.split("?")[0]:
         request["final_url"] = public_url(final)  # where a redirect (same host) led
@@ -231,6 +256,24 @@ def get(
         request=scrub(request, client.secrets),
         charset=response.charset_encoding or "",  # a web page is read by it (_html_encoding)
     )
+
+
+def _archived(
+    ctx: FetchContext, client: HttpClient, url: str, request: dict[str, Any], refused: Refused
+) -> SourceError:
+    """The refusal, its body archived as a payload of kind REFUSED and named at its end (as
+    aws-bulk names a file it refused)."""
+    asked = {**request, "kind": REFUSED, "why": str(refused), **refused.said}
+    try:
+        kept = ctx.archive.write(
+            refused.body,
+            scrub(public_url(url), client.secrets),
+            ext=_extension_of(refused.said.get("content_type", "")),
+            request=scrub(asked, client.secrets),
+        )
+    except (ChipcostError, OSError) as failed:
+        return SourceError(f"{refused} (it could not be archived: {failed})")
+    return SourceError(f"{refused} ({refused.kept} archived as {kept.ref})")
 
 
 def send(client: HttpClient, url: str, method: str = "GET", **sent: Any) -> httpx.Response:
@@ -244,11 +287,13 @@ def send(client: HttpClient, url: str, method: str = "GET", **sent: Any) -> http
     def give_up(state: tenacity.RetryCallState) -> None:
         met = state.outcome.exception() or state.outcome.result()  # type: ignore[union-attr]
         failure, advice = _failed(client, met)
-        raise SourceError(
+        failure = (
             f"{where} {failure}; gave up after {state.attempt_number} attempt(s) in "
             f"{client.clock() - started:.0f} s{_no_wait(client, started, state.upcoming_sleep)}"
-            f": {advice}"
         )
+        if isinstance(met, httpx.Response):
+            raise _refused(client, met, f"{failure}: {advice}")
+        raise SourceError(f"{failure}: {advice}")
 
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception_type((httpx.TransportError, CutShort))
@@ -266,14 +311,17 @@ def send(client: HttpClient, url: str, method: str = "GET", **sent: Any) -> http
         if response.is_success:
             return response
         failure, advice = _failed(client, response)
-        raise (Gone if response.status_code == GONE else SourceError)(
-            f"{where} {failure}: {advice}"
-        )
+        if response.status_code == GONE:  # a source with a successor goes on: not archived
+            raise Gone(f"{where} {failure}: {advice}")
+        raise _refused(client, response, f"{where} {failure}: {advice}")
     except httpx.TooManyRedirects:
         said = f"{where} redirected more than {MAX_REDIRECTS} times: report it"
     except SourceError as exc:
         if (said := scrub(str(exc), client.secrets)) == str(exc):
             raise
+        if isinstance(exc, Refused):  # a key echoed in the message: its body keeps it too
+            body = _scrubbed(exc.body, client.secrets)
+            raise Refused(said, body, exc.kept, **scrub(exc.said, client.secrets)) from None
     # Raised outside the handler so the original, whose message holds a key, is not chained.
     raise SourceError(scrub(said, client.secrets))
 
@@ -302,6 +350,28 @@ def complete(client: HttpClient, where: str, request: httpx.Request) -> httpx.Re
         response.close()
         request = response.next_request
     raise httpx.TooManyRedirects("Exceeded maximum allowed redirects.", request=request)
+
+
+def _refused(client: HttpClient, response: httpx.Response, message: str) -> Refused:
+    """A final answer that is not a success, with what was read of its body (its first
+    ERROR_BODY_BYTES, decoded: extract/_body.py), every secret value taken out of it."""
+    body, read = _scrubbed(response.content, client.secrets), len(response.content)
+    kept = (
+        f"its first {read:,} bytes, decoded, are"
+        if read >= ERROR_BODY_BYTES
+        else f"its body as read, {read:,} bytes decoded, is"
+    )
+    content_type = response.headers.get("Content-Type", "")
+    return Refused(message, body, kept, status=response.status_code, content_type=content_type)
+
+
+def _scrubbed(body: bytes, secrets: Sequence[str]) -> bytes:
+    """`body` with each secret value (as UTF-8) replaced: a 401 echoing the key is archived
+    without it."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            body = body.replace(secret.encode("utf-8"), REDACTED.encode("ascii"))
+    return body
 
 
 def backoff(attempt: int) -> float:
@@ -380,5 +450,9 @@ def advice_for(client: HttpClient, response: httpx.Response) -> str:
 
 def extension(response: httpx.Response) -> str:
     """The archive file extension from the Content-Type: json, html, xml or txt."""
-    kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    return _extension_of(response.headers.get("Content-Type", ""))
+
+
+def _extension_of(content_type: str) -> str:
+    kind = content_type.split(";")[0].strip().lower()
     return next((name for name in ("json", "html", "xml") if kind.endswith(name)), "txt")
