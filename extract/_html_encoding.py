@@ -105,6 +105,7 @@ def html_text(payload: Payload) -> PageText:
     declared, where the archive kept it)."""
     try:
         text = PageText(decode_html(payload.data, payload.charset))
+        _readable(text, payload.data)
         text.where = f"{payload.url} (archived as {payload.ref or payload.name or '?'})"
         return text
     except ValueError as exc:
@@ -112,6 +113,29 @@ def html_text(payload: Payload) -> PageText:
             f"payload {payload.ref or payload.name or '?'} ({payload.url}) {exc}: report a "
             "format change"
         ) from exc
+
+
+# The start of a page read for NULs, and the share of them that says it was not read as text.
+NUL_SAMPLE = 4096
+NUL_SHARE = 0.25
+
+
+def _readable(text: str, data: bytes) -> None:
+    """ValueError for a page whose text is mostly NULs: every other byte 0, UTF-16 sent with
+    no byte order mark and no charset saying so (browsers do not read it as UTF-16 either).
+    Read as UTF-8 its tags are "<\x00h\x00t\x00m\x00l": any parser would say the page has
+    none of what it looks for, a changed layout, where it is an encoding no one could read."""
+    sample = text[:NUL_SAMPLE]
+    if not sample or sample.count("\0") < NUL_SHARE * len(sample):
+        return
+    head = data[:NUL_SAMPLE]
+    odd = head[1::2].count(0) > head[0::2].count(0)  # "<\0": little-endian
+    raise ValueError(
+        f"is in an encoding that could not be read: {sample.count(chr(0)):,} of its first "
+        f"{len(sample):,} characters are NUL, every other byte 0, as in UTF-16"
+        f"{'LE' if odd else 'BE'} sent without a byte order mark or a charset saying so "
+        "(browsers do not read it as UTF-16 either); not read as a page"
+    )
 
 
 def decode_html(data: bytes, charset: str = "") -> str:

@@ -75,6 +75,21 @@ def test_a_page_in_an_encoding_browsers_read_yields_the_recorded_offers(module_n
     assert _said(module.parse([payload(name, data=encode(page))])) == _said(recorded)
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("module_name", sorted(RECORDED))
+def test_a_page_in_utf16_without_a_bom_is_said_unreadable_not_a_changed_layout(module_name, codec):
+    """UTF-16 with no byte order mark and no charset (browsers do not read it as UTF-16
+    either): every other byte 0. On c96d2408 crusoe said `changed layout: it has no 'gpu
+    instances pricing' section`, the other sources their own layout's words."""
+    module, payload, page = _page(module_name)
+    with pytest.raises(ParseError) as refused:
+        module.parse([payload(RECORDED[module_name], data=page.encode(codec))])
+    said = str(refused.value)
+    assert "in an encoding that could not be read" in said
+    assert f"UTF-16{codec[-2:].upper()}" in said and "without a byte order mark" in said
+    assert "layout" not in said
+
+
 @pytest.mark.parametrize("module_name", sorted(RECORDED))
 def test_the_answers_charset_is_read_before_the_pages_meta(module_name):
     """Content-Type: text/html; charset=windows-1252 on a page whose <meta> says UTF-8: the
