@@ -76,9 +76,13 @@ def check_sources(
         except UsageError as exc:
             raise UsageError(f"--accept-moves: {exc}") from None
     if notify or settings.notify:
+        from chipcost.core.settings import NOTIFY_ENV
         from chipcost.reports.notify import check_urls
 
-        check_urls(notify or settings.notify)
+        if notify:
+            check_urls(notify, "--notify")
+        else:
+            check_urls(settings.notify, variable=NOTIFY_ENV)
 
 
 def check_can_write(path: Path, what: str, option: str) -> None:

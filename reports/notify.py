@@ -75,11 +75,13 @@ def target_label(url: str) -> str:
     return plugin.url(privacy=True).split("?", 1)[0]
 
 
-def check_urls(urls: Sequence[str], option: str | None = None) -> list[str]:
+def check_urls(
+    urls: Sequence[str], option: str | None = None, variable: str | None = None
+) -> list[str]:
     """The URLs, each one apprise can send to; otherwise a NotifyError naming it as it was
     typed, less what may be a secret: a URL's scheme (`nope://…`), else the text's first
     characters. With `option` (`--notify`, the URLs given there), a NotifyUsageError naming
-    the option."""
+    the option; with `variable` (the URLs read from it), a NotifyError naming the variable."""
     import apprise
 
     checked = []
@@ -88,7 +90,11 @@ def check_urls(urls: Sequence[str], option: str | None = None) -> list[str]:
             continue
         if apprise.Apprise.instantiate(url) is None:
             typed = _as_typed(url)
-            which = f"{option} {typed}" if option else f"notification target {i + 1} ({typed})"
+            which = (
+                f"{option} {typed}"
+                if option
+                else f"{variable or 'notification'} target {i + 1} ({typed})"
+            )
             raise (NotifyUsageError if option else NotifyError)(
                 f"{which} is not an apprise URL: give one such as slack://…, msteams://…, "
                 "discord://…, json://host/path or mailto://…"

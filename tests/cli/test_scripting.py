@@ -188,6 +188,19 @@ def test_a_notify_target_apprise_cannot_send_to_is_a_usage_error(run, tmp_path, 
     assert not (tmp_path / "w.duckdb").exists()
 
 
+def test_a_notify_target_in_the_environment_names_the_variable(run, tmp_path):
+    """A target read from $CHIPCOST_NOTIFY that apprise cannot send to is named with the
+    variable (exit 1, as any variable's bad value), before anything runs: it said
+    "notification target 1", which names nothing the user set."""
+    from tests.paths import ROOT
+
+    done = run("collect", "--replay", str(ROOT / "sample" / "archive"),
+               "--db", str(tmp_path / "w.duckdb"), env={"CHIPCOST_NOTIFY": "bogus"})  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "CHIPCOST_NOTIFY target 1 ('bogus') is not an apprise URL" in done.stderr
+    assert not (tmp_path / "w.duckdb").exists()
+
+
 @pytest.mark.parametrize(("given", "taken"), [("10%", 10.0), (" 7.5 % ", 7.5), ("10", 10.0)])
 def test_an_alert_size_is_taken_as_the_other_percent_options_take_one(given, taken):
     from chipcost.pipeline.collection import alert_size
