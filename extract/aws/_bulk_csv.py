@@ -27,6 +27,19 @@ NEWLINE = b"\n"
 # The most bytes a file's six head lines are read from: AWS's take about 3 KB (the column
 # header 2 KB); a file with no line break in them is refused as cut off, not read whole.
 HEAD_MAX_BYTES = 64 << 10
+# The longest line a price list holds: a row of AWS's is 1-2 KB (the EC2 header 2 KB). A line
+# longer than this is no row: refused as soon as it is, never gathered to the file's end (a
+# 200 MB field without its closing quote held 200 MB, read as no row at all).
+MAX_LINE_BYTES = 1 << 20
+# The lines the filter parses beyond those holding a mark, so that a file whose body is not
+# rows fails rather than yield no row: every line of the body's first EXACT_BYTES (all of a
+# small file's), the first and last line of every block read, and one line in every
+# SAMPLE_BYTES. AWS's own files are rows throughout; a page, text or binary in place of rows
+# is caught there, a lone line of it among 300 MB of rows need not be (checking every line
+# took about five times the filter's time on a 300 MB file). A line holding a mark is always
+# parsed: a row the selection keeps is never taken from a malformed line.
+EXACT_BYTES = 1 << 20
+SAMPLE_BYTES = 256 << 10
 # What a file that is no CSV text begins with: gzip's magic (an answer coded although asked
 # for as it is), a UTF-16 byte order mark; a page is told by its first tag within PAGE_LOOK.
 GZIP_MAGIC = b"\x1f\x8b"
@@ -196,12 +209,47 @@ class Selection:
 
 
 def filter_file(path: Path, selection: Selection, head: CsvHead, where: str) -> bytes:
-    """The file's six head lines and the selected rows, each byte for byte AWS's own line."""
+    """The file's six head lines and the selected rows, each byte for byte AWS's own line.
+
+    ParseError when the file is not rows of the header's width where it is read (every line
+    holding a mark, the lines EXACT_BYTES and SAMPLE_BYTES say), when a line is longer than
+    MAX_LINE_BYTES, or when the header is followed by no row at all: such a file yields no
+    row, and a region's file yielding none would withdraw every offer of that region.
+    """
     found = _Filter(path, selection, head, where)
     with path.open("rb") as handle:
-        for piece in _pieces(handle, len(found.head)):
-            found.take(piece)
+        try:
+            for piece in _pieces(handle, len(found.head)):
+                found.take(piece)
+        except _LongLine as long:
+            raise found.error(
+                long.offset, f"a line of more than {MAX_LINE_BYTES:,} bytes"
+            ) from None
+    if not found.body:
+        raise ParseError(
+            f"{where} has its header and no row after it: a price list file lists rows, so it "
+            "is cut off or not the price list; delete it and fetch it again"
+        )
     return found.head + b"".join(found.kept)
+
+
+def body_rows(extract: bytes) -> int:
+    """How many lines follow the head lines of an extract (its rows)."""
+    at = 0
+    for _ in range(HEAD_LINES):
+        at = extract.find(NEWLINE, at) + 1
+        if not at:
+            return 0
+    body = extract[at:]
+    return body.count(NEWLINE) + (1 if body and not body.endswith(NEWLINE) else 0)
+
+
+class _LongLine(Exception):
+    """Internal: the line from byte `offset` on is longer than MAX_LINE_BYTES."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
 
 
 @dataclass(frozen=True)
@@ -227,8 +275,10 @@ def _pieces(handle: io.BufferedIOBase, offset: int) -> Iterator[_Piece]:
     view = memoryview(buffer)
     while size := handle.readinto(buffer):
         first = buffer.find(NEWLINE, 0, size) + 1
-        if not first:  # a line longer than the buffer: gather it
+        if not first:  # a line longer than the buffer: gather it, up to MAX_LINE_BYTES
             tail += view[:size]
+            if len(tail) > MAX_LINE_BYTES:
+                raise _LongLine(offset)
             continue
         begin = 0
         if tail:
@@ -238,6 +288,8 @@ def _pieces(handle: io.BufferedIOBase, offset: int) -> Iterator[_Piece]:
         last = buffer.rfind(NEWLINE, 0, size) + 1
         yield _Piece(offset, buffer, begin, last)
         offset, tail = offset + last - begin, bytes(view[last:size])
+        if len(tail) > MAX_LINE_BYTES:
+            raise _LongLine(offset)
     if tail:
         yield _Piece(offset, tail, 0, len(tail), ended=False)
 
@@ -257,16 +309,42 @@ class _Filter:
             if column in head.columns and len(values) == 1 and '"' not in values[0]
         )
         self.kept: list[bytes] = []
+        self.body = False  # whether a line follows the head
+        self.exact_until = len(self.head) + EXACT_BYTES  # every line before it is parsed
+        self.sample_at = self.exact_until  # the next line parsed only to check the file
 
     def take(self, piece: _Piece) -> None:
+        if piece.end <= piece.start:  # a read that ended where a straddling line did
+            return
+        self.body = True
         if not piece.ended:
             # A last line without its newline is always parsed: a download cut off inside a
             # row ends so, and that must be an error, not a shorter extract.
             self._keep(bytes(piece.data[piece.start : piece.end]), piece.offset)
             return
+        self._check(piece)
         for at, line in _candidates(self.scan, piece.data, piece.start, piece.end):
             if all(map(line.__contains__, self.needed)):
                 self._keep(line, piece.offset + at - piece.start)
+
+    def _check(self, piece: _Piece) -> None:
+        """Parse the piece's lines that tell whether the file is rows (EXACT_BYTES,
+        SAMPLE_BYTES): a ParseError naming the first that is not one of the header's width."""
+        data, start, end = piece.data, piece.start, piece.end
+        starts = {start, data.rfind(NEWLINE, start, end - 1) + 1 or start}
+        offset = piece.offset - start  # data[at] is byte offset + at of the file
+        exact = min(end, self.exact_until - offset)
+        at = start
+        while at < exact:  # the body's first EXACT_BYTES: every line
+            starts.add(at)
+            at = data.find(NEWLINE, at, end) + 1 or end
+        while self.sample_at < offset + end:  # one line in every SAMPLE_BYTES
+            at = max(start, self.sample_at - offset)
+            starts.add(data.rfind(NEWLINE, start, at) + 1 or start)
+            self.sample_at += SAMPLE_BYTES
+        for at in sorted(starts):
+            stop = data.find(NEWLINE, at, end) + 1 or end
+            self._row(bytes(data[at:stop]), offset + at)
 
     def _keep(self, line: bytes, offset: int) -> None:
         if self.selection.keeps(self._row(line, offset)):
@@ -276,12 +354,12 @@ class _Filter:
         try:
             fields = next(csv.reader((line.decode("utf-8"),), strict=True), [])
         except (UnicodeDecodeError, csv.Error) as exc:
-            raise self._error(offset, str(exc)) from exc
+            raise self.error(offset, str(exc)) from exc
         if len(fields) != len(self.columns):
-            raise self._error(offset, f"{len(fields)} fields, the header {len(self.columns)}")
+            raise self.error(offset, f"{len(fields)} fields, the header {len(self.columns)}")
         return dict(zip(self.columns, fields, strict=True))
 
-    def _error(self, offset: int, detail: str) -> ParseError:
+    def error(self, offset: int, detail: str) -> ParseError:
         return ParseError(
             f"{self.where} cannot be read as CSV (line {_line_number(self.path, offset)}: "
             f"{detail}): the file is cut off or malformed; delete it and fetch it again"

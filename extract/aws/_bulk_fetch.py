@@ -4,11 +4,13 @@ A region's CSV (~300 MB) is streamed to <data dir>/downloads, filtered, and only
 extract (its head lines and the selected rows) is archived, with the original's URL, size,
 sha256 and ETag in the manifest: AWS keeps every version at that URL, so the original can
 be fetched and checked again (docs/archive.md). The extract is cached under the URL and the
-filter's fingerprint, so an unchanged version is not downloaded twice.
+filter's fingerprint, so an unchanged version is not downloaded twice: written only once the
+file was read whole and found sound, and checked (its sha256 and row count) before reuse.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from datetime import datetime
@@ -17,7 +19,15 @@ from typing import Any
 
 from chipcost.core.errors import ChipcostError, SourceError
 from chipcost.core.payload import Payload
-from chipcost.extract.aws._bulk_csv import CsvHead, Selection, filter_file, read_head, rows, split
+from chipcost.extract.aws._bulk_csv import (
+    CsvHead,
+    Selection,
+    body_rows,
+    filter_file,
+    read_head,
+    rows,
+    split,
+)
 from chipcost.extract.aws._files import download, get_json
 from chipcost.extract.aws._public import PublicFiles
 from chipcost.extract.base import FetchContext
@@ -33,6 +43,9 @@ PROGRESS_STEP = 32 * MEGABYTE
 # keeping 300 MB that AWS keeps at its versioned URL.
 KEPT_BYTES = MEGABYTE
 REFUSED = "refused"
+# The kept extracts' JSON (_ExtractCache): 2 holds the extract's sha256 and row count. An
+# extract kept without them (before 2) may be one of a file read as no rows: fetched again.
+CACHE_FORMAT = 2
 
 Progress = Callable[[str], None]
 
@@ -122,10 +135,10 @@ def region_extract(
     the archive's copy.
     """
     cached = _ExtractCache(files.download_dir, url, selection.fingerprint())
-    found = cached.read() if cache else None
+    found = cached.read(progress) if cache else None
     if found is None:
         found = _download_and_filter(
-            ctx, files, url, selection, cached, progress, request, fetched_at
+            ctx, files, url, selection, cached, progress, request, fetched_at, compare=cache
         )
         if cache:
             cached.write(*found)
@@ -148,7 +161,12 @@ def _download_and_filter(
     progress: Progress,
     request: dict[str, Any],
     fetched_at: datetime | None,
+    *,
+    compare: bool,
 ) -> tuple[bytes, dict[str, Any]]:
+    """The file's extract, once it was read whole and found sound; SourceError else, its
+    first KEPT_BYTES archived. `compare`: a file with no row kept is refused when the kept
+    extract of the region's previous version (in the cache) holds some."""
     raw = cached.raw_path()
     label = request.get("region", url)
     report = _download_progress(progress, label)
@@ -160,7 +178,10 @@ def _download_and_filter(
         if missing:
             raise SourceError(missing_message(where, missing, head))
         progress(f"filtering {label} ({fetched.bytes / MEGABYTE:,.0f} MB)")
-        return filter_file(raw, selection, head, where), fetched.describe()
+        extract = filter_file(raw, selection, head, where)
+        if compare and not body_rows(extract) and (before := cached.previous()) is not None:
+            raise SourceError(_lost_every_row(where, head, selection, *before))
+        return extract, fetched.describe()
     except SourceError as exc:
         request = {**request, "original": fetched.describe()}
         raise _kept(ctx, raw, url, request, fetched_at, exc) from exc
@@ -190,6 +211,18 @@ def _kept(
     return SourceError(f"{exc} ({cut} archived as {kept.ref})")
 
 
+def _lost_every_row(
+    where: str, head: CsvHead, selection: Selection, version: str, kept: int, path: Path
+) -> str:
+    return (
+        f"{where} (version {head.version or '?'}) has no row the {selection.name} filter keeps, "
+        f"where the region's previous version {version} had {kept:,}: a file losing every such "
+        "row at once is taken for a damaged one, and refused rather than withdraw every offer "
+        f"of the region; fetch it again, and if AWS's file really lists none, delete {path} "
+        "and run again to accept it"
+    )
+
+
 def missing_message(where: str, missing: list[str], head: CsvHead) -> str:
     return (
         f"{where} has no column {', '.join(repr(c) for c in missing)} (its header has "
@@ -215,7 +248,9 @@ class _ExtractCache:
     """<download dir>/<URL path>: the raw file while it downloads, then its extract per filter.
 
     Only the newest version's extract of a region is kept: an older version's is removed
-    when a newer one is written.
+    when a newer one is written. Its JSON beside it holds the original's description, the
+    extract's sha256 and row count: an extract that does not match them, or one an older
+    chipcost wrote without them, is not reused but fetched again.
     """
 
     def __init__(self, root: Path, url: str, fingerprint: str) -> None:
@@ -232,17 +267,57 @@ class _ExtractCache:
         self.directory.mkdir(parents=True, exist_ok=True)
         return self.directory / self.name
 
-    def read(self) -> tuple[bytes, dict[str, Any]] | None:
+    def read(self, progress: Progress) -> tuple[bytes, dict[str, Any]] | None:
+        """The kept extract and its original's description, when both are there and sound;
+        None (the file is fetched again) else, and an unsound one is removed."""
         try:
-            return self.data.read_bytes(), json.loads(self.meta.read_text("utf-8"))
-        except (OSError, ValueError):
+            data, meta = self.data.read_bytes(), json.loads(self.meta.read_text("utf-8"))
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError) as exc:
+            return self._unsound(progress, f"it cannot be read ({exc})")
+        if not isinstance(meta, dict) or meta.get("format") != CACHE_FORMAT:
+            return self._unsound(progress, "an older chipcost kept it, unchecked")
+        if meta.get("sha256") != hashlib.sha256(data).hexdigest():
+            return self._unsound(progress, "it is not the extract its sha256 names")
+        if meta.get("rows") != body_rows(data) or not isinstance(meta.get("original"), dict):
+            return self._unsound(progress, "its row count is not the one written")
+        return data, meta["original"]
+
+    def _unsound(self, progress: Progress, why: str) -> None:
+        progress(f"the kept extract {self.data} is not reused ({why}): fetching the file again")
+        self.data.unlink(missing_ok=True)
+        self.meta.unlink(missing_ok=True)
+        return None
+
+    def previous(self) -> tuple[str, int, Path] | None:
+        """(version, rows, path) of an extract of another version of the region (the newest
+        first), when one is kept and holds rows. Any filter's: a catalog that gained a family
+        changes the filter's fingerprint, not what the region's file held."""
+        versions = self.directory.parent.parent  # .../AmazonEC2/<version>/<region>
+        kept_files = versions.glob(f"*/{self.directory.name}/extract-*.csv")
+        for other in sorted(kept_files, reverse=True):
+            if other.parent == self.directory:
+                continue
+            try:
+                kept = body_rows(other.read_bytes())
+            except OSError:
+                continue
+            if kept:
+                return other.parent.parent.name, kept, other
+        return None
 
     def write(self, data: bytes, original: dict[str, Any]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "format": CACHE_FORMAT,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "rows": body_rows(data),
+            "original": original,
+        }
         try:
             self.data.write_bytes(data)
-            self.meta.write_text(json.dumps(original, indent=1), "utf-8")  # last: complete
+            self.meta.write_text(json.dumps(meta, indent=1), "utf-8")  # last: complete
         except OSError as exc:  # a full disk keeps no part of an extract
             self.data.unlink(missing_ok=True)
             self.meta.unlink(missing_ok=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from pathlib import Path
 
@@ -156,3 +157,38 @@ def test_both_scans_keep_the_same_rows_of_a_region_file(monkeypatch, tricky):
     native = extract(tricky, ec2_selection())
     monkeypatch.setitem(sys.modules, "hyperscan", None)
     assert extract(tricky, ec2_selection()) == native
+
+
+@pytest.mark.parametrize("block", [4096, 1 << 20])
+def test_a_body_that_is_not_rows_is_found_past_the_first_bytes(
+    monkeypatch, tmp_path, tricky, block
+):
+    """Lines holding no mark were dropped unread: a file whose rows give way to a page, text
+    or binary yielded fewer rows (none at all, where all of it was). Past the body's first
+    EXACT_BYTES one line in every SAMPLE_BYTES is parsed, and each block's first and last."""
+    monkeypatch.setattr(_aws_bulk_csv, "BLOCK_SIZE", block)
+    monkeypatch.setattr(_aws_bulk_csv, "EXACT_BYTES", 8192)
+    monkeypatch.setattr(_aws_bulk_csv, "SAMPLE_BYTES", 4096)
+    data = tricky.read_bytes()
+    rows = b"".join(data.splitlines(keepends=True)[6:])
+    garbage = b"\x00\x01binary or a page, no row\n" * 400  # 10 KB: more than SAMPLE_BYTES
+    path = tmp_path / "spliced.csv"
+    path.write_bytes(data + garbage + rows)
+    first = data.count(b"\n") + 1
+    with pytest.raises(ParseError, match=r"line \d+: 2 fields, the header 91\)") as failed:
+        extract(path, ec2_selection())
+    line = int(re.search(r"line (\d+):", str(failed.value))[1])
+    assert first <= line < first + 400
+    path.write_bytes(data + rows)  # rows throughout: read as before
+    assert extract(path, ec2_selection()) == extract(path, every_line(ec2_selection()))
+
+
+def test_a_header_without_a_row_and_an_endless_line_are_errors(tmp_path, tricky):
+    head = b"".join(tricky.read_bytes().splitlines(keepends=True)[:6])
+    path = tmp_path / "head.csv"
+    path.write_bytes(head)
+    with pytest.raises(ParseError, match="has its header and no row after it"):
+        extract(path, ec2_selection())
+    path.write_bytes(head + b'"p5.48xlarge' + b"x" * (_aws_bulk_csv.MAX_LINE_BYTES + 1))
+    with pytest.raises(ParseError, match=r"line 7: a line of more than 1,048,576 bytes"):
+        extract(path, ec2_selection())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from chipcost.extract._http import MAX_ATTEMPTS
 from chipcost.extract.aws import _public as _aws_public
 from chipcost.extract.aws import bulk as aws_bulk
 from chipcost.extract.aws._bulk_fetch import KEPT_BYTES
+from tests.aws_bulk_csv import HEADER_2025, ec2_csv, product_rows, variant
 from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
 from tests.sources import STAMP, context
@@ -310,3 +312,127 @@ S3_DENIED = (
     b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access '
     b"Denied</Message><RequestId>0000000000000000</RequestId></Error>"
 )
+
+
+def _head(data: bytes) -> bytes:
+    """A price list file's six head lines (metadata and column header)."""
+    return b"".join(data.splitlines(keepends=True)[:6])
+
+
+def _kept_extracts(tmp_path, region: str) -> list[Path]:
+    return sorted((tmp_path / "downloads").rglob(f"AmazonEC2/*/{region}/extract-*"))
+
+
+def _fetch(tmp_path, server, stamp: str = STAMP):
+    return aws_bulk.fetch(
+        context(tmp_path / "archive", SOURCE, aws_price_list_url=server.url, stamp=stamp)
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (lambda good: _head(good) + b"garbage line\n" * 1000, "line 7: 1 fields, the header 91"),
+        (lambda good: _head(good), "has its header and no row after it"),
+        # A field whose closing quote never comes: 2 MB of it, with and without a line break.
+        (lambda good: _head(good) + b'"' + b"x" * (2 << 20), "a line of more than 1,048,576"),
+        (lambda good: _head(good) + b'"' + b"x" * 5000 + b"\n", "line 7: unexpected end of data"),
+        # The rows AWS sent, then a page a proxy added after them.
+        (lambda good: good + b"<html><body>Blocked</body></html>\n", "line 218: 1 fields"),
+    ],
+    ids=["garbage", "header-only", "unterminated-field", "unterminated-line", "page-after"],
+)
+def test_a_region_file_that_is_not_rows_fails_its_region_and_keeps_no_extract(
+    tmp_path, served_root, body, said
+):
+    """A header followed by no readable row yielded no row: the source was ok and the region's
+    65 offers were withdrawn, and its extract was kept, so that the next run, with the right
+    file, did not fetch it again and the region stayed withdrawn until AWS's next version."""
+    recorded = served_root / EAST_CSV.lstrip("/")
+    good = recorded.read_bytes()
+    recorded.write_bytes(body(good))
+    with serve(served_root) as server:
+        with pytest.raises(SourceError) as failed:
+            _fetch(tmp_path, server)
+        message = str(failed.value)
+        assert "1 of 2 region(s) failed" in message and said in message
+        assert server.url + EAST_CSV in message
+        manifest = read_manifest(tmp_path / "archive" / STAMP / SOURCE)
+        [kept] = [e for e in manifest["payloads"] if e["request"]["kind"] == "refused"]
+        assert kept["request"]["region"] == "us-east-1" and said in kept["request"]["why"]
+        assert _kept_extracts(tmp_path, "us-east-1") == []
+        # The run is not loaded: us-east-1's offers are not withdrawn.
+        with pytest.raises(ParseError, match="incomplete: no ec2 file for us-east-1"):
+            aws_bulk.parse(read_payloads(tmp_path / "archive" / STAMP, SOURCE))
+        # The right file next time is fetched, not a kept extract of the wrong one reused.
+        recorded.write_bytes(good)
+        server.requests.clear()
+        payloads = _fetch(tmp_path, server, stamp="2026-11-15T060000Z")
+    assert server.hits(EAST_CSV) == [""]
+    east = next(p for p in payloads if p.request.get("region") == "us-east-1")
+    assert east.data.count(b"\n") == 6 + 5 * 21
+
+
+def test_a_kept_extract_of_an_older_chipcost_or_changed_since_is_not_reused(tmp_path, served_root):
+    """An extract the defective filter kept (its head and no row, its JSON the original's
+    description alone) was reused by every later run of that version."""
+    with serve(served_root) as server:
+        first = _fetch(tmp_path, server)
+        data, meta = _kept_extracts(tmp_path, "us-east-1")
+        # As an older chipcost kept it: no sha256, no row count, and no row.
+        data.write_bytes(_head(data.read_bytes()))
+        meta.write_text(json.dumps(first[3].request["original"]))
+        server.requests.clear()
+        second = _fetch(tmp_path, server, stamp="2026-11-15T060000Z")
+        assert server.hits(EAST_CSV) == [""] and second[3].data == first[3].data
+        written = json.loads(meta.read_text())
+        sha256 = hashlib.sha256(first[3].data).hexdigest()
+        assert (written["rows"], written["sha256"]) == (5 * 21, sha256)
+        # Changed since it was written: a row less than its JSON says.
+        lines = data.read_bytes().splitlines(keepends=True)
+        data.write_bytes(b"".join(lines[:-1]))
+        server.requests.clear()
+        third = _fetch(tmp_path, server, stamp="2026-11-16T060000Z")
+        assert server.hits(EAST_CSV) == [""] and third[3].data == first[3].data
+        # Sound, it is reused.
+        server.requests.clear()
+        _fetch(tmp_path, server, stamp="2026-11-17T060000Z")
+        assert server.hits(EAST_CSV) == []
+
+
+NEXT = "20260105120000"  # a version after the recorded one
+EAST_EC2 = ("ec2", "us-east-1")
+
+
+def test_a_new_version_without_an_accelerator_row_is_refused_where_the_last_had_some(
+    tmp_path, served_root
+):
+    """Rows of the header's width, none of them an accelerator's, where the region's previous
+    version had 105: refused rather than withdraw every offer of the region."""
+    east = served_root / EAST_CSV.lstrip("/")
+    with serve(served_root) as server:
+        _fetch(tmp_path, server)
+        [before, _] = _kept_extracts(tmp_path, "us-east-1")
+        # AWS's next version of us-east-1, as a server sends it: general-purpose rows only.
+        rows = product_rows("g5.xlarge", "us-east-1")
+        general = {"Instance Type": "m5.large", "Instance Family": "General purpose", "GPU": ""}
+        rows = variant(rows, 0.09, **general, usageType="BoxUsage:m5.large")
+        nxt = served_root / EAST_CSV.lstrip("/").replace("20251201190623", NEXT)
+        nxt.parent.mkdir(parents=True)
+        nxt.write_bytes(ec2_csv(rows, HEADER_2025, NEXT, "2026-01-05T12:00:00Z"))
+        index = served_root / REGION_INDEX
+        path = f"{EC2}/us-east-1/index.json"
+        index.write_text(index.read_text().replace(path, path.replace("20251201190623", NEXT)))
+        with pytest.raises(SourceError) as failed:
+            _fetch(tmp_path, server, stamp="2026-11-15T060000Z")
+        message = str(failed.value)
+        assert server.url + EAST_CSV.replace("20251201190623", NEXT) in message
+        assert f"(version {NEXT}) has no row the aws-bulk ec2 filter keeps" in message
+        assert "previous version 20251201190623 had 105" in message and str(before) in message
+        assert _kept_extracts(tmp_path, "us-east-1")[0] == before  # the only one kept
+        assert len(_kept_extracts(tmp_path, "us-east-1")) == 2
+        # Told so by its operator (the kept extract deleted), the next run accepts the file.
+        before.unlink()
+        payloads = _fetch(tmp_path, server, stamp="2026-11-16T060000Z")
+    [new] = [p for p in payloads if (p.request["kind"], p.request.get("region")) == EAST_EC2]
+    assert new.data == _head(nxt.read_bytes()) and east.exists()
