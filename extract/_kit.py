@@ -40,7 +40,7 @@ def parse_count(text: str | float | int | None) -> int:
     if isinstance(text, float) and text.is_integer():
         text = int(text)
     cleaned = str(text).strip().lower().removesuffix("x").strip()
-    if not cleaned.isdigit():
+    if not (cleaned.isascii() and cleaned.isdigit()):  # not "\u0668" (8 in Arabic-Indic)
         raise ValueError(f"GPU count {text!r} is not a whole number of GPUs")
     if int(cleaned) < 1:
         raise ValueError(f"GPU count {text!r} is below 1")
@@ -163,8 +163,14 @@ class Offer:
 
 ALIASES_FILE = "core/data/chip_aliases.csv"
 # A JSON API sends prices as numbers or plain decimal strings ("2.19"). Anything else there
-# ("$2.49/hr", "2,49") means the API changed what it sends: refused, not guessed at.
-PLAIN_NUMBER = re.compile(r"^\d+(\.\d+)?$")
+# ("$2.49/hr", "2,49", "\u0662.19" in Arabic-Indic digits) means the API changed what it sends:
+# refused, not guessed at. [0-9], not \d: \d matches every script's digits.
+PLAIN_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+# A number as price files and feeds write it: ASCII digits, at most one point, and an
+# exponent at most ("9.0E-4", the spot feed's small prices). float() reads more, each of
+# which is refused: "1_7.776" (as 17.776), digits of other scripts ("\u0667.1220" as 7.122),
+# spaces or a line break around it, a sign, "infinity", "nan".
+DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
 class ChipNames:
@@ -211,7 +217,7 @@ def json_price(value: object, what: str) -> tuple[float | None, str]:
         return None, f"{what}: no price ({value!r})"
     if isinstance(value, int | float):
         number = float(value)
-    elif isinstance(value, str) and PLAIN_NUMBER.match(value.strip()):
+    elif isinstance(value, str) and PLAIN_NUMBER.fullmatch(value.strip()):
         number = float(value.strip())
     elif isinstance(value, str) and " ".join(value.split()).lower() in NOT_A_PRICE:
         return None, f"{what}: no price listed ({value.strip() or 'empty'})"
@@ -437,14 +443,29 @@ def missing_key(variable: str, provider: str, where: str) -> SourceSkipped:
     )
 
 
+def decimal(value: object) -> float | None:
+    """A number (int or float, not bool) or text of DECIMAL as a finite float; None for
+    anything else, text float() would read otherwise included ("1_7.776", " 2.5")."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        try:
+            number = float(value)
+        except OverflowError:  # an int past a float's range (10**400)
+            return None
+    elif isinstance(value, str) and DECIMAL.fullmatch(value):
+        number = float(value)
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def positive(text: object, name: str, refused: type[Exception]) -> float:
     """A price written as text (or a number) as a float, or `refused` saying "NAME 'x' is
-    not a positive number" when it is not a positive, finite one."""
-    try:
-        value = float(str(text))
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
+    not a positive number" when it is not a positive, finite one written in ASCII digits
+    (DECIMAL): text float() alone would read as another number ("1_7.776") is refused too."""
+    value = decimal(text)
+    if value is None or value <= 0:
         raise refused(f"{name} {text!r} is not a positive number")
     return value
 
@@ -456,17 +477,15 @@ def host_spec(value: object, *, per: float = 1.0) -> float | None:
     source does not give is left empty, never guessed, and never refuses the price."""
     if value is None or isinstance(value, bool):
         return None
-    try:
-        number = float(str(value).replace(",", "").strip())
-    except ValueError:
-        return None
-    if not math.isfinite(number) or number < 0:
+    text = value if isinstance(value, int | float) else str(value).replace(",", "").strip()
+    number = decimal(text)
+    if number is None or number < 0:
         return None
     return number / per
 
 
 # A size as a page writes it: "2900 GiB", "22 TiB SSD", "1.4 TB", "500 GB NVMe".
-_SIZE = re.compile(r"^\s*([\d][\d,]*(?:\.\d+)?)\s*(TiB|TB|GiB|GB|MiB|MB)?\b", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(TiB|TB|GiB|GB|MiB|MB)?\b", re.IGNORECASE)
 # To the unit the record keeps, each within its own kind: GiB for binary units, GB for
 # decimal ones (a source's "GB" and "GiB" are kept as it writes them, not converted).
 _TO_GB = {"tib": 1024.0, "tb": 1000.0, "gib": 1.0, "gb": 1.0, "mib": 1 / 1024, "mb": 1 / 1000}

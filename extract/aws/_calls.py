@@ -45,7 +45,10 @@ THROTTLING = frozenset({"ThrottlingException", "Throttling", "RequestLimitExceed
 REGION_UNUSABLE = frozenset({"OptInRequired", "AuthFailure"})
 # A zone name starts with its region: us-east-1a, us-west-2-lax-1a (Local Zone),
 # us-east-1-wl1-bos-wlz-1 (Wavelength).
-ZONE_REGION = re.compile(r"^([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d+)")
+ZONE_REGION = re.compile(r"^([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+)")
+# An availability zone as AWS names it ("us-east-1a", a Local Zone's "us-west-2-lax-1a"):
+# one with anything else in it ("us-east-1a\x00") is no other zone to load beside it.
+ZONE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 
 
 @cache
@@ -225,6 +228,16 @@ def named(names: list[str], limit: int = 8) -> str:
     if len(names) <= limit:
         return ", ".join(names)
     return f"{', '.join(names[:limit])} and {len(names) - limit} more"
+
+
+def zone_refused(zone: str) -> str:
+    """Why `zone` is not read as an availability zone's name ("" when it is one)."""
+    if ZONE_NAME.fullmatch(zone):
+        return ""
+    return (
+        f"AvailabilityZone {zone!r} is not an AWS zone name (lower-case letters, digits and "
+        "hyphens): refused, not loaded as another zone"
+    )
 
 
 def region_of_zone(zone: str) -> str:

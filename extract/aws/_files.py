@@ -308,7 +308,7 @@ def _resume_mode(response: httpx.Response, state: _PartState, offset: int) -> st
         state.total = int(match.group(2)) if match.group(2) != "*" else state.total
         return "ab"
     length = response.headers.get("Content-Length")
-    state.total = int(length) if length and length.isdigit() else None
+    state.total = int(length) if length and length.isascii() and length.isdigit() else None
     state.etag = response.headers.get("ETag", "")
     state.last_modified = response.headers.get("Last-Modified", "")
     state.part.unlink(missing_ok=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -11,9 +10,10 @@ from functools import partial
 from typing import Any
 
 from chipcost.core.catalog import ChipMatch, aws_chip_for, aws_location_regions
+from chipcost.core.clean import CONTROL
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import Origin, RowUnreadable, host_spec, json_of, read_row
+from chipcost.extract._kit import Origin, RowUnreadable, decimal, host_spec, json_of, read_row
 
 # The Price List's words for a reserved term, in the record's vocabulary (core/record.py).
 LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}
@@ -28,6 +28,16 @@ HOURLY_UNIT = "Hrs"
 UPFRONT_UNIT = "Quantity"
 UNITS_BY_TERM_TYPE = {"OnDemand": (HOURLY_UNIT,), "Reserved": (HOURLY_UNIT, UPFRONT_UNIT)}
 REQUIRED_ATTRIBUTES = ("instanceType", "regionCode")
+# What an instance type and a region are named as: "p5.48xlarge", "p6-b200.48xlarge"
+# (family, a dot, size) and "us-east-1", "us-west-2-lax-1" (a Local Zone's). A name with
+# anything else in it (a NUL, a space, a capital) is not AWS's: "p5.48xlarge\x00" is no other
+# type to load beside p5.48xlarge, it is refused naming the attribute.
+INSTANCE_TYPE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\.[a-z0-9]+(?:-[a-z0-9]+)*")
+REGION_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+# The other attributes a record keeps (its extra, its host specs, its chip count): control
+# and invisible characters (core/clean.py CONTROL) in one refuse the product, never load.
+READ_ATTRIBUTES = ("instanceFamily", "gpu", "gpuMemory", "vcpu", "memory", "storage", "location")
+_CONTROL = re.compile(CONTROL)
 # Attributes worth keeping with each record; everything else is in the archived payload.
 # (vcpu, memory and storage are the record's host specs: host_specs below.)
 EXTRA_ATTRIBUTES = ("location", "regionCodeFrom", "gpuMemory")
@@ -165,9 +175,10 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
     mismatch = _filter_mismatch(attributes, expected)
     if mismatch:
         raise _Refused(mismatch)
+    _check_names(attributes, str(product.get("sku", "")))
     instance_type = str(attributes["instanceType"])
     gpu_text = str(attributes.get("gpu", "")).strip()
-    match = aws_chip_for(instance_type, _number(gpu_text))
+    match = aws_chip_for(instance_type, decimal(gpu_text))
     if not match.chip_count > 0:
         raise _Refused(
             f"chip count unknown: {instance_type} is not in {INSTANCE_TYPES_CSV} and the "
@@ -186,6 +197,27 @@ def _product(product: object, expected: Mapping[str, str]) -> _Product:
         notes=_catalog_notes(instance_type, attributes, gpu_text, match),
         host=host_specs(attributes),
     )
+
+
+def _check_names(attributes: Mapping[str, Any], sku: str) -> None:
+    """_Refused when the product's instance type or region is no AWS name, or an attribute a
+    record keeps (or its SKU) holds a control or invisible character."""
+    for name, what, pattern in (
+        ("instanceType", "instance type", INSTANCE_TYPE),
+        ("regionCode", "region", REGION_NAME),
+    ):
+        value = attributes[name]
+        if not isinstance(value, str) or not pattern.fullmatch(value):
+            raise _Refused(
+                f"{name} {value!r} is not an AWS {what} name (lower-case letters, digits and "
+                "hyphens): refused, not loaded as another one"
+            )
+    for name in READ_ATTRIBUTES:
+        value = attributes.get(name)
+        if isinstance(value, str) and _CONTROL.search(value):
+            raise _Refused(f"{name} {value!r} holds a control or invisible character")
+    if _CONTROL.search(sku):
+        raise _Refused(f"sku {sku!r} holds a control or invisible character")
 
 
 def host_specs(attributes: Mapping[str, Any]) -> dict[str, float | None]:
@@ -361,15 +393,7 @@ def _usd(dimension: Mapping[str, Any]) -> float:
         raise _Refused(f"price dimension {dimension.get('rateCode', '?')} has no pricePerUnit")
     if "USD" not in prices:
         raise _Refused(f"non-USD currency {', '.join(map(str, prices))}: not converted")
-    value = _number(str(prices["USD"]))
+    value = decimal(str(prices["USD"]))
     if value is None or value < 0:
         raise _Refused(f"price {prices['USD']!r} USD is not a non-negative number")
     return value
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None

@@ -25,7 +25,7 @@ PUBLIC_FILE_SETTINGS = {
 }
 # A plain AWS region code (us-east-1, us-gov-west-1): the region indexes also list Local and
 # Wavelength Zones (us-west-2-lax-1), which carry no accelerator instances worth a 100 MB file.
-REGION_CODE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d+$")
+REGION_CODE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-[0-9]+\Z")  # \Z: "us-east-1\n" is none
 # Where boto3 found credentials (botocore's provider `method`), as a skip message names it.
 CREDENTIAL_ORIGINS = {
     "env": "AWS_ACCESS_KEY_ID in the environment",

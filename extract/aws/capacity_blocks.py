@@ -3,7 +3,6 @@ one UltraServer (a Trn2 or GB200 UltraServer is rented whole: its chips are all 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -15,7 +14,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._kit import Origin, RowUnreadable, read_row
+from chipcost.extract._kit import Origin, RowUnreadable, decimal, read_row
 from chipcost.extract.aws._calls import (
     AwsCallFailed,
     aws_client,
@@ -25,6 +24,7 @@ from chipcost.extract.aws._calls import (
     named,
     region_of_zone,
     response_bytes,
+    zone_refused,
 )
 from chipcost.extract.aws._calls import RowRefused as _Refused
 from chipcost.extract.base import Checked, FetchContext, Source
@@ -286,6 +286,8 @@ def _offering_terms(raw: dict[str, Any]) -> tuple[str, str, float, float, float]
     rented, zone = server or raw.get("InstanceType"), raw.get("AvailabilityZone")
     if not (isinstance(rented, str) and isinstance(zone, str) and rented and zone):
         raise _Refused("offering has no InstanceType or AvailabilityZone")
+    if why := zone_refused(zone):
+        raise _Refused(why)
     if raw.get("CurrencyCode") != "USD":
         raise _Refused(f"non-USD currency {raw.get('CurrencyCode')}: not converted")
     counted = "UltraserverCount" if server else "InstanceCount"
@@ -347,11 +349,8 @@ def _span_hours(start: object, end: object) -> float | None:
 
 
 def _number(value: object, name: str) -> float:
-    try:
-        number = float(str(value))
-    except ValueError:
-        number = math.nan
-    if not math.isfinite(number) or number < 0:
+    number = decimal(value)  # ASCII digits: float() would read "1_000" as 1000
+    if number is None or number < 0:
         raise _Refused(f"{name} {value!r} is not a non-negative number")
     return number
 

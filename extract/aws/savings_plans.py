@@ -23,6 +23,7 @@ from chipcost.extract.aws._calls import (
     positive_number,
     token_pages,
 )
+from chipcost.extract.aws._price_list import REGION_NAME
 from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
 
 SOURCE_NAME = "aws-savings-plans"
@@ -185,6 +186,8 @@ def rate_record(raw: object, origin: Origin) -> PriceRecord:
     region, instance_type = properties.get("region"), properties.get("instanceType")
     if not region or not instance_type:
         raise _Refused("rate has no region or instanceType property: cannot tell what it prices")
+    if not isinstance(region, str) or not REGION_NAME.fullmatch(region):
+        raise _Refused(f"region {region!r} is not an AWS region name: not loaded as another one")
     _check_scope(raw, properties, instance_type)
     plan, term, payment = _plan_term_payment(offering)
     match = catalog_accelerator(instance_type)

@@ -25,6 +25,7 @@ from chipcost.extract.aws._calls import (
     named,
     positive_number,
     region_of_zone,
+    zone_refused,
 )
 from chipcost.extract.aws._calls import RowRefused as _Refused
 from chipcost.extract.aws._calls import response_bytes as _bytes
@@ -317,6 +318,8 @@ def spot_record(raw: object, region: str, origin: Origin) -> tuple[datetime, Pri
     zone, instance_type = raw.get("AvailabilityZone"), raw.get("InstanceType")
     if not (isinstance(zone, str) and isinstance(instance_type, str) and zone and instance_type):
         raise _Refused("entry has no AvailabilityZone or InstanceType: cannot tell what it prices")
+    if why := zone_refused(zone):
+        raise _Refused(why)
     region = region or region_of_zone(zone)
     if region_of_zone(zone) != region:
         raise _Refused(f"zone {zone} is not in the region asked ({region})")

@@ -27,6 +27,7 @@ from chipcost.extract._formats import Format, Rows
 from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin, TooDeep, json_of
 from chipcost.extract.aws._files import get_bytes
+from chipcost.extract.aws._price_list import INSTANCE_TYPE
 from chipcost.extract.aws._public import REGION_CODE
 from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
 
@@ -35,8 +36,12 @@ PROVIDER = "aws"
 ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
 TABLE = "spot_interruptions"
 # "<5%", "5-10%", ">20%": the upper bound of a bucket, in percent (100 for an open one).
-_BOUND = re.compile(r"^\s*(?:(?P<lt><)\s*(?P<lt_v>\d+(?:\.\d+)?)|(?P<lo>\d+(?:\.\d+)?)\s*-\s*"
-                    r"(?P<hi>\d+(?:\.\d+)?)|(?P<gt>>)\s*\d+(?:\.\d+)?)\s*%\s*$")  # fmt: skip
+# [0-9], not \d: \d matches every script's digits, and float() reads them all.
+_NUMBER = r"[0-9]+(?:\.[0-9]+)?"
+_BOUND = re.compile(
+    rf"^\s*(?:(?P<lt><)\s*(?P<lt_v>{_NUMBER})|(?P<lo>{_NUMBER})\s*-\s*(?P<hi>{_NUMBER})"
+    rf"|(?P<gt>>)\s*{_NUMBER})\s*%\s*\Z"
+)
 
 ADVISOR = Format(
     "Spot Instance Advisor data",
@@ -181,6 +186,9 @@ def _row(
     index = stats.get("r") if isinstance(stats, dict) else None
     if not REGION_CODE.match(region):
         result.rejects.append(origin.reject(f"{where}: not a region code", raw))
+        return None
+    if not INSTANCE_TYPE.fullmatch(instance_type):
+        result.rejects.append(origin.reject(f"{where}: not an instance type name", raw))
         return None
     if not isinstance(index, int) or isinstance(index, bool) or index not in ranges:
         result.rejects.append(origin.reject(f"{where}: bucket {index!r} is not in ranges", raw))

@@ -27,7 +27,7 @@ from chipcost.extract._formats import Format, Rows
 from chipcost.extract._http import http_client
 from chipcost.extract._kit import Origin, json_of, missing_fields, positive
 from chipcost.extract.aws._files import get_bytes
-from chipcost.extract.aws._price_list import FAMILIES_CSV, INSTANCE_TYPES_CSV
+from chipcost.extract.aws._price_list import FAMILIES_CSV, INSTANCE_TYPE, INSTANCE_TYPES_CSV
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
 from chipcost.extract.base import CLOUD_OFFERS, Checked, FetchContext, Source, refuse_empty
 
@@ -228,6 +228,11 @@ def _spot_record(
 ) -> PriceRecord:
     if not REGION_CODE.match(region):
         raise _Refused(f"unknown region name in the feed: add it to REGION_ALIASES in {__name__}")
+    if not INSTANCE_TYPE.fullmatch(instance_type):
+        raise _Refused(
+            f"size {instance_type!r} is not an EC2 instance type name (lower-case letters, "
+            "digits and hyphens, a dot): refused, not loaded as another type"
+        )
     match = aws_chip_for(instance_type)
     if not match.chip_count > 0:
         raise _Refused(f"chip count unknown: add {instance_type} to {INSTANCE_TYPES_CSV}")

@@ -274,3 +274,54 @@ def test_indexes_carry_no_prices_and_a_run_of_only_indexes_is_refused():
     # Loading an empty run would withdraw every open aws-bulk offer: refuse it instead.
     with pytest.raises(ParseError, match="no price file"):
         aws_bulk.parse([index])
+
+
+P5_SKU = "YVAE37AS34SO7ZNW"  # p5.48xlarge, Linux, shared tenancy, in the us-east-1 file
+P5_ON_DEMAND = f'"{P5_SKU}.JRTCKXETXF.6YS6EN2CT7","OnDemand",'
+
+
+@pytest.mark.parametrize("sent", ["5_5.0400000000", "\u0665\u0665.0400000000", " 55.04"])
+def test_a_price_float_would_read_as_another_number_is_a_reject_naming_it(sent):
+    """PricePerUnit "5_5.04" loaded as 55.04 (float() reads digit grouping, and other
+    scripts' digits): a reject naming the value, its offer kept open by its SKU."""
+    lines = (FIXTURES / EAST).read_text().splitlines(keepends=True)
+    (at,) = [i for i, line in enumerate(lines) if P5_ON_DEMAND in line]
+    assert lines[at].count('"55.0400000000"') == 1
+    lines[at] = lines[at].replace('"55.0400000000"', f'"{sent}"')
+    result = aws_bulk.parse([payload(EAST, region="us-east-1", data="".join(lines).encode())])
+    assert not [r for r in result.records if r.sku == P5_SKU and r.pricing_model == "on_demand"]
+    (reject,) = [r for r in result.rejects if r.sku == P5_SKU]
+    assert f"price {sent!r} USD is not a non-negative number" in reject.reason
+    assert reject.row["termType"] == "OnDemand"
+
+
+def test_a_savings_plan_rate_float_would_read_otherwise_is_a_reject_naming_it():
+    text = (FIXTURES / SP_EAST).read_text()
+    rate = next(line for line in text.splitlines() if f".{P5_SKU}," in line).split(",")[4]
+    assert text.count(f",{rate},") == 1
+    text = text.replace(f",{rate},", f",{rate[0]}_{rate[1:]},")
+    ec2 = payload(EAST, region="us-east-1")
+    result = aws_bulk.parse([ec2, payload(SP_EAST, region="us-east-1", data=text.encode())])
+    (reject,) = [r for r in result.rejects if "DiscountedRate" in r.reason]
+    assert reject.reason == f"DiscountedRate '{rate[0]}_{rate[1:]}' is not a positive number"
+
+
+@pytest.mark.parametrize(
+    ("recorded", "sent", "named"),
+    [
+        ('"p5.48xlarge","Yes"', '"p5.48xlarge\x00","Yes"', "instanceType 'p5.48xlarge\\x00'"),
+        ('"p5.48xlarge","Yes"', '"p5.48xlarge\x1b","Yes"', "instanceType 'p5.48xlarge\\x1b'"),
+        ('"p5.48xlarge","Yes"', '"P5.48xlarge","Yes"', "instanceType 'P5.48xlarge'"),
+        (',"us-east-1",', ',"us-east-1\x00",', "regionCode 'us-east-1\\x00'"),
+    ],
+)
+def test_an_instance_type_or_region_that_is_no_aws_name_is_a_reject(recorded, sent, named):
+    """ "p5.48xlarge\\x00" made a ghost type beside p5.48xlarge, mapped to H100-SXM: a clean run
+    later showed its offers as new and the ghost's as withdrawn."""
+    text = (FIXTURES / EAST).read_text().replace(recorded, sent)
+    result = aws_bulk.parse([payload(EAST, region="us-east-1", data=text.encode())])
+    names = {(r.instance_type, r.region) for r in result.records}
+    assert all(name.isprintable() and name == name.lower() for pair in names for name in pair)
+    refused = [r for r in result.rejects if named in r.reason]
+    assert refused and all("is not an AWS" in r.reason for r in refused)
+    assert {r.sku for r in refused} >= ({P5_SKU} if "p5" in recorded else set())

@@ -164,6 +164,24 @@ def test_bad_offerings_become_rejects_with_reasons():
     assert {r.offer["pricing_model"] for r in result.rejects} == {"capacity_block"}
 
 
+@pytest.mark.parametrize(
+    ("field", "sent", "said"),
+    [
+        ("AvailabilityZone", "us-east-2a\x00", "is not an AWS zone name"),
+        ("UpfrontFee", "4_8061.44", "is not a non-negative number"),  # float(): 48061.44
+        ("UpfrontFee", "\u0664\u0668061.44", "is not a non-negative number"),
+    ],
+)
+def test_a_zone_or_fee_float_would_read_otherwise_is_a_reject_naming_it(field, sent, said):
+    raw = first_offering("offerings-trn2-us-east-2-336h.json")
+    raw[field] = sent
+    data = json.dumps({"CapacityBlockOfferings": [raw]}).encode()
+    result = cb.parse([recorded(SOURCE, "x.json", {"region": "us-east-2"}, data)])
+    assert not result.records
+    (reject,) = result.rejects
+    assert reject.reason.startswith(f"{field} {sent!r} {said}")
+
+
 def test_a_block_of_several_instances_is_priced_per_instance():
     raw = first_offering("offerings-trn2-us-east-2-336h.json")
     raw.update(InstanceCount=4, UpfrontFee="48061.44")

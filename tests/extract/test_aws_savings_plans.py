@@ -338,3 +338,16 @@ def test_source_is_registered():
         sp.fetch,
         sp.parse,
     )
+
+
+@pytest.mark.parametrize("region", ["us-east-2\x00", "us-east-2\n", "us-east-2\u200b"])
+def test_a_region_that_is_no_aws_name_is_a_reject(region):
+    """'us-east-2\\x00' loaded as a region of its own beside us-east-2."""
+    raw = fixture_json(SOURCE, "rates-page-2.json")["searchResults"][0]
+    properties = [{**p, "value": region} if p["name"] == "region" else p for p in raw["properties"]]
+    data = json.dumps({"searchResults": [{**raw, "properties": properties}]}).encode()
+    result = sp.parse([recorded(SOURCE, "x.json", data=data)])
+    assert result.records == []
+    assert result.rejects[0].reason == (
+        f"region {region!r} is not an AWS region name: not loaded as another one"
+    )

@@ -185,6 +185,21 @@ def test_region_of_zone(zone, region):
     assert region_of_zone(zone) == region
 
 
+@pytest.mark.parametrize("zone", ["us-east-1a\x00", "us-east-1a\u200b", "us-east-1a "])
+def test_a_zone_that_is_no_aws_zone_name_is_a_reject(zone):
+    """'us-east-1a\\x00' is in us-east-1 by its start: it loaded as a zone of its own."""
+    body = fixture_json(SOURCE, EAST[0])
+    entry = body["SpotPriceHistory"][0]
+    recorded_zone, entry["AvailabilityZone"] = entry["AvailabilityZone"], zone
+    assert zone.startswith(recorded_zone)
+    request = {"operation": spot.HISTORY, "region": "us-east-1", "InstanceTypes": TYPES}
+    result = spot.parse([recorded(SOURCE, EAST[0], request, json.dumps(body).encode())])
+    assert all(r.zone.isprintable() and " " not in r.zone for r in result.records)
+    (reject,) = result.rejects
+    assert reject.reason.startswith(f"AvailabilityZone {zone!r} is not an AWS zone name")
+    assert reject.row == entry
+
+
 def test_a_page_without_history_is_a_parse_error():
     payload = history("bad-page-no-history.json", "us-east-1")
     with pytest.raises(ParseError, match=re.escape("has no SpotPriceHistory list (found Errors)")):

@@ -21,6 +21,7 @@ from tests.cli_runner import chipcost
 from tests.sources import payload
 
 LOADED = datetime(2026, 11, 7, 7, 0, tzinfo=UTC)
+FIXTURE_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "aws-spot-advisor"
 
 
 def parsed(name: str = "spot-advisor-data.json", data: bytes | None = None):
@@ -86,6 +87,29 @@ def test_bad_rows_are_refused_with_their_reason():
                  "not a region code"):  # fmt: skip
         assert said in reasons, reasons
     assert [r["instance_type"] for r in result.facts["spot_interruptions"]] == ["p4d.24xlarge"]
+
+
+@pytest.mark.parametrize("label", ["<\u0665%", "\u0665-10%", "5-10%\x00"])
+def test_a_bucket_label_in_other_digits_has_no_bound(label):
+    assert bucket_max(label) is None  # float() reads "\u0665" as 5
+
+
+NUL_TYPE = ('"p5.48xlarge": {"s": 68', '"p5.48xlarge\\u0000": {"s": 68')
+NEWLINE_REGION = ('"us-west-2": {', '"us-west-2\\n": {')
+
+
+@pytest.mark.parametrize(("recorded", "sent"), [NUL_TYPE, NEWLINE_REGION])
+def test_a_type_or_region_that_is_no_aws_name_is_refused(recorded, sent):
+    """'p5.48xlarge\\x00' was loaded as a type of its own, beside p5.48xlarge."""
+    text = (FIXTURE_DIR / "spot-advisor-data.json").read_text()
+    assert text.count(recorded) == 1
+    result = parsed(data=text.replace(recorded, sent).encode())
+    rows = result.facts["spot_interruptions"]
+    assert ("us-west-2", "p5.48xlarge") not in {(r["region"], r["instance_type"]) for r in rows}
+    assert all(r["region"].isprintable() and r["instance_type"].isprintable() for r in rows)
+    assert len(rows) == 4  # the recorded file's other rows
+    (refused,) = result.rejects
+    assert refused.reason.endswith(("not an instance type name", "not a region code"))
 
 
 @pytest.fixture(scope="module")

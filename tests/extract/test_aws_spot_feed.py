@@ -98,6 +98,44 @@ def test_a_new_accelerator_family_in_the_feed_s_gpu_group_is_a_reject_naming_wha
     assert len(result.records) == 6  # the feed's own
 
 
+@pytest.mark.parametrize(
+    ("recorded", "sent", "instance_type"),
+    [
+        ("23.8843", "2_3.8843", "p5.48xlarge"),  # float() reads 23.8843
+        ("7.1220", "\\u0667.1220", "trn1.32xlarge"),  # an Arabic-Indic 7: float() reads 7.122
+        ("7.1220", " 7.1220", "trn1.32xlarge"),
+    ],
+)
+def test_a_price_float_would_read_as_another_number_is_a_reject_naming_it(
+    recorded, sent, instance_type
+):
+    text = (FIXTURES / "spot.js").read_text()
+    assert text.count(f'"USD":"{recorded}"') == 1
+    data = text.replace(f'"USD":"{recorded}"', f'"USD":"{sent}"').encode()
+    result = parse([payload(FEED, data=data)])
+    assert ("us-east-1", instance_type) not in {(r.region, r.instance_type) for r in result.records}
+    (reject,) = [r for r in result.rejects if instance_type in r.reason]
+    shown = json.loads(f'"{sent}"')
+    assert (
+        reject.reason
+        == f"{instance_type} in us-east-1: spot price {shown!r} is not a positive number"
+    )
+    assert reject.offer["instance_type"] == instance_type  # its offer kept open
+    assert len(result.records) == 5
+
+
+@pytest.mark.parametrize("size", ["p5.48xlarge\x00", "p5.48xlarge\u200b", "p5.48xlarge "])
+def test_a_size_that_is_no_instance_type_name_is_a_reject(size):
+    """ "p5.48xlarge\\x00" loaded as a type of its own beside p5.48xlarge, mapped to H100-SXM."""
+    result = parse([payload(FEED, data=feed_with(size, "20.1"))])
+    assert {r.instance_type for r in result.records} <= {
+        "p5.48xlarge", "g6e.xlarge", "trn1.32xlarge", "inf2.48xlarge", "g5.xlarge"
+    }  # fmt: skip
+    (reject,) = [r for r in result.rejects if "not an EC2 instance type name" in r.reason]
+    assert reject.reason.startswith(f"{size} in us-west-2: size {size!r} is not")
+    assert len(result.records) == 6
+
+
 RECORDED = "recorded-spot-json-spotinfo-excerpt.json"
 PLAIN_URL = "https://website.spot.ec2.aws.a2z.com/spot.json"
 
