@@ -144,6 +144,49 @@ class ReportData:
     def ended_before_newest_prices(self) -> bool:
         return _ended_before_newest_prices(self.coverage, self.period.end)
 
+    @property
+    def running(self) -> bool:
+        """The period's last day had not ended when the report was made (today's report)."""
+        return self.generated_at < self.period.end
+
+    @property
+    def at_end(self) -> str:
+        """When the report's prices are of: 'at the end of 2026-11-21', or 'as of 2026-11-29
+        02:15 UTC' for a period whose last day is still running (its end is yet to come)."""
+        if self.running:
+            return f"as of {self.generated_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+        return f"at the end of {self.period.until}"
+
+    @property
+    def watched(self) -> pl.DataFrame:
+        """The health rows of the sources meant to be collected in the period: all but those
+        whose every run in it was skipped (no credentials: not set up here, said in Health)."""
+        if self.health.is_empty():
+            return self.health
+        skipped = (pl.col("runs") > 0) & (pl.col("skipped_runs") == pl.col("runs"))
+        return self.health.filter(~(skipped & (pl.col("ok_runs") == 0)))
+
+    @property
+    def collected(self) -> int:
+        """Sources with a successful run in the period: whose prices were seen in it."""
+        return self.health.filter(pl.col("ok_runs") > 0).height if self.health.height else 0
+
+    @property
+    def not_collected(self) -> list[str]:
+        """The sources meant to be collected that had no successful run in the period (every
+        run failed, or none ran): no move of their prices could be seen."""
+        watched = self.watched
+        if watched.is_empty():
+            return []
+        return watched.filter(pl.col("ok_runs") == 0)["source"].to_list()
+
+    @property
+    def nothing_collected(self) -> bool:
+        """Collection runs in the period, and not one source succeeded in any of them."""
+        return (
+            self.coverage.runs_in_period > 0 and not self.health.is_empty() and not self.collected
+        )
+
 
 def _ended_before_newest_prices(covered: Coverage, end: datetime) -> bool:
     """The period ended before the newest prices: cost per token, computed at current prices
@@ -161,9 +204,11 @@ def gather(
     period: Period,
     options: ReportOptions,
     step: Callable[[str], None] = _quiet,
+    now: datetime | None = None,
 ) -> ReportData:
     """Run every report query for the period against an open (read-only) warehouse; `step`
-    is told, before each read, which section's data it reads (`chipcost report` shows it)."""
+    is told, before each read, which section's data it reads (`chipcost report` shows it);
+    `now`: when the report is made (the clock's time when not given)."""
     from chipcost.reads.your_prices import for_read
 
     mine = for_read(con, options.currency, options.list_prices)
@@ -179,11 +224,12 @@ def gather(
     shown = options.report_rows // 2
     new_shown, withdrawn_shown = (_first_events(con, period, k, shown) for k in (NEW, WITHDRAWN))
     later = _ended_before_newest_prices(covered, end)
-    generated = datetime.now(UTC)
+    generated = now or datetime.now(UTC)
     step("reading the sources' health")
-    health = _collected(
-        printable_text(source_health(con, start, end, end - timedelta(days=options.stale_days)))
-    )
+    # A period whose last day is still running is judged as of now, not at its end to come:
+    # "not succeeded in the 2 days before" counts back from the moment the report says.
+    stale_before = min(end, generated) - timedelta(days=options.stale_days)
+    health = _collected(printable_text(source_health(con, start, end, stale_before)))
     judged = freshness(
         con,
         health["source"].to_list() if not health.is_empty() else [],
@@ -368,9 +414,11 @@ def _history(con: duckdb.DuckDBPyConnection, period: Period, options: ReportOpti
 
 def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
     """Moves marked `jump_back` when the price went more than JUMP_FACTOR out and came back
-    (a net move under JUMP_FACTOR), with `jump_factor` and `jump_up`. Real moves come first,
-    largest first; the jump-and-back glitches after them, ranked by their jump rather than
-    by a net change near 0%: a x8-and-back data glitch never leads the report or its subject."""
+    (a net move under JUMP_FACTOR), with `jump_factor` and `jump_up`; and `back` when it moved
+    and ended where it began (a net 0%, no glitch: said with its range, never as a 0% move).
+    Real net moves come first, largest first; then the moves back where they began, largest
+    swing first; the jump-and-back glitches last, ranked by their jump rather than by a net
+    change near 0%: a x8-and-back data glitch never leads the report or its subject."""
     old, new = pl.col("old_price_per_hour"), pl.col("new_price_per_hour")
     up, down = pl.col("high_price_per_hour") / old, old / pl.col("low_price_per_hour")
     net = pl.max_horizontal(new / old, old / new)
@@ -378,12 +426,17 @@ def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
     frame = frame.with_columns(
         jump_back=(pl.col("jump_factor") > JUMP_FACTOR) & (net < JUMP_FACTOR)
     )
+    frame = frame.with_columns(back=~pl.col("jump_back") & (pl.col("change_pct") == 0))
     size = (
-        pl.when(pl.col("jump_back"))
+        pl.when(pl.col("jump_back") | pl.col("back"))
         .then(100 * (pl.col("jump_factor") - 1))
         .otherwise(pl.col("change_pct").abs())
     )
-    return frame.sort([pl.col("jump_back"), size], descending=[False, True], maintain_order=True)
+    return frame.sort(
+        [pl.col("jump_back"), pl.col("back"), size],
+        descending=[False, False, True],
+        maintain_order=True,
+    )
 
 
 def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
@@ -415,15 +468,34 @@ def _units() -> pl.Expr:
 # same percentage as shown (to a tenth): a repricing of every size of an instance family is
 # one move to read, whatever each size's price per chip.
 # A jump out and back is alike by its factor and direction as shown; a real move has neither.
+# A move back where it began is alike by its low and high (% from where it began, to a tenth)
+# and their days.
 # Estimated prices are alike only with estimates: a row's mark is true of each of its prices.
-_ALIKE = ["chip", "provider", "source", "pricing_model", "offer", "jump_back"]
+_ALIKE = ["chip", "provider", "source", "pricing_model", "offer", "jump_back", "back"]
+_OLD = pl.col("old_price_per_hour")
 _SHOWN = {
     "shown_pct": pl.col("change_pct").round(1),
     "shown_jump": pl.when(pl.col("jump_back")).then(pl.col("jump_factor").round(1)),
     "shown_up": pl.when(pl.col("jump_back")).then(pl.col("jump_up")),
+    "shown_low": pl.when(pl.col("back")).then(
+        (100 * (pl.col("low_price_per_hour") / _OLD - 1)).round(1)
+    ),
+    "shown_high": pl.when(pl.col("back")).then(
+        (100 * (pl.col("high_price_per_hour") / _OLD - 1)).round(1)
+    ),
+    "shown_low_at": pl.when(pl.col("back")).then(pl.col("low_at").dt.date()),
+    "shown_high_at": pl.when(pl.col("back")).then(pl.col("high_at").dt.date()),
     "shown_estimate": pl.col("estimate").is_not_null(),
 }
-_NEEDS = {"shown_jump": "jump_back", "shown_up": "jump_back", "shown_estimate": "estimate"}
+_NEEDS = {
+    "shown_jump": "jump_back",
+    "shown_up": "jump_back",
+    "shown_low": "back",
+    "shown_high": "back",
+    "shown_low_at": "back",
+    "shown_high_at": "back",
+    "shown_estimate": "estimate",
+}
 
 
 def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
@@ -437,7 +509,13 @@ def alike_moves(moves: pl.DataFrame) -> pl.DataFrame:
     listed = {*alike, "where", "region", "instance_type"}
     places, regions = pl.col("where"), pl.col("region")
     one_place = places.list.len() == 1
-    priced = {"old": "old_price", "new": "new_price", "change": "change"}
+    priced = {
+        "old": "old_price",
+        "new": "new_price",
+        "change": "change",
+        "low": "low_price",
+        "high": "high_price",
+    }
     spans = {
         f"{short}_{end}": getattr(pl.col(f"{column}_per_chip_hour"), end)()
         for short, column in priced.items()
@@ -478,9 +556,18 @@ def shown_moves(moved: pl.DataFrame, limit: int) -> pl.DataFrame:
 def moves_said(rows: pl.DataFrame) -> pl.DataFrame:
     """`rows` (of alike_moves, before its words) with `was`, `now` and `change`: each price as
     money, or the range of the offers' prices where they differ as shown; `now` marked
-    ESTIMATED where it is an estimate (the mark is said once, after the price a move is to)."""
+    ESTIMATED where it is an estimate (the mark is said once, after the price a move is to).
+    A move back where it began has `swing_range` too (swing_words says it), None for any
+    other."""
     said = {}
-    for column, name, sign in (("old", "was", ""), ("new", "now", ""), ("change", "change", "+")):
+    words = (
+        ("old", "was", ""),
+        ("new", "now", ""),
+        ("change", "change", "+"),
+        ("low", "low_said", ""),
+        ("high", "high_said", ""),
+    )
+    for column, name, sign in words:
         low, high = f"{column}_min", f"{column}_max"
         if low in rows.columns:
             said[name] = pl.struct(low, high).map_elements(
@@ -494,7 +581,52 @@ def moves_said(rows: pl.DataFrame) -> pl.DataFrame:
             .then(pl.col("now") + pl.lit(ESTIMATED))
             .otherwise(pl.col("now"))
         )
-    return rows.drop([c for c in rows.columns if c.endswith(("_min", "_max"))])
+    if set(_SWING).issubset(rows.columns):
+        rows = rows.with_columns(
+            swing_range=pl.struct(_SWING).map_elements(_swing_range, return_dtype=pl.String)
+        )
+    drop = [c for c in rows.columns if c.endswith(("_min", "_max")) or c.endswith("_said")]
+    return rows.drop(drop)
+
+
+# What a move back where it began is said with (_swing_range).
+_SWING = (
+    "back",
+    "old_price_per_hour",
+    "low_price_per_hour",
+    "high_price_per_hour",
+    "low_at",
+    "high_at",
+    "low_said",
+    "high_said",
+)
+
+
+def _swing_range(row: dict) -> str | None:
+    """'low $1.1900 on 2026-11-28, high $1.4900 on 2026-11-25': how far a price back where it
+    began went, each extreme the period reached beyond where it began, with the day it first
+    got there; None for a move that is not back."""
+    if not row.get("back"):
+        return None
+    old = row["old_price_per_hour"]
+    parts = []
+    for side, price, at in (
+        ("low", "low_price_per_hour", "low_at"),
+        ("high", "high_price_per_hour", "high_at"),
+    ):
+        beyond = row[price] < old if side == "low" else row[price] > old
+        if beyond:
+            parts.append(f"{side} {row[f'{side}_said']} on {row[at]:%Y-%m-%d}")
+    return ", ".join(parts)
+
+
+def swing_words(row: dict, marked: bool = True) -> str:
+    """'back at $1.3900 (low $1.1900 on 2026-11-28, high $1.4900 on 2026-11-25)': a move back
+    where it began (a row of alike_moves), its price then (`marked`: with its est. mark, as
+    the lists show it; a subject has none) and how far it went on the way."""
+    now = row["now"] if marked else row["now"].removesuffix(ESTIMATED)
+    extent = f" ({row['swing_range']})" if row.get("swing_range") else ""
+    return f"back at {now}{extent}"
 
 
 def _span(low: float | None, high: float | None, sign: str = "") -> str:

@@ -90,7 +90,7 @@ def cheapest_now(data: ReportData) -> Section | None:
     shown = data.cheapest.filter(pl.col("bucket").is_in(EMAIL_BUCKETS))
     table = cheapest_table(data.cheapest, data.currency, EMAIL_BUCKETS, compact=True)
     explain = (
-        f"Cheapest per chip-hour at the end of {data.period.until}; 3-year commitments and "
+        f"Cheapest per chip-hour {data.at_end}; 3-year commitments and "
         "more in the report." + "".join(f" Your prices: {y}." for y in data.yours)
     ) + estimated_note(shown)
     return Section("cheapest", "Cheapest now", explain, table_html(table))

@@ -9,7 +9,7 @@ import polars as pl
 from great_tables import GT
 
 from chipcost.reports.answers import answer_lines
-from chipcost.reports.data import place_of_alike
+from chipcost.reports.data import place_of_alike, swing_words
 from chipcost.reports.labels import ESTIMATED, prose
 from chipcost.reports.tables import (
     JUMP_COLUMNS,
@@ -17,6 +17,7 @@ from chipcost.reports.tables import (
     coloured,
     marked_jumps,
     styled,
+    swing_cell,
     table_html,
     whole,
 )
@@ -32,7 +33,7 @@ def moves_table(rows: pl.DataFrame) -> str:
             pl.concat_str([place_of_alike(), pl.col("offer")], separator=" · ").alias("place"),
         ).alias("move"),
         "change_pct",
-        pl.struct("was", "now").alias("prices"),
+        pl.struct("was", "now", _swing(rows)).alias("prices"),
         *[c for c in JUMP_COLUMNS if c in rows.columns],
     )
     gt = GT(frame).cols_label(move="Chip, where, pricing", prices="Was → now", change_pct="%")
@@ -46,13 +47,29 @@ def moves_table(rows: pl.DataFrame) -> str:
     return table_html(styled(gt))
 
 
+def _swing(rows: pl.DataFrame) -> pl.Expr:
+    """`swing`: what a price back where it began is said with (data.swing_words), '' for any
+    other move (great-tables casts the cell's struct to text first: no null in it)."""
+    if "swing_range" not in rows.columns:
+        return pl.lit("").alias("swing")
+    return (
+        pl.struct("back", "now", "swing_range")
+        .map_elements(lambda r: swing_words(r) if r["back"] else "", return_dtype=pl.String)
+        .alias("swing")
+    )
+
+
 ARROW = "\u00a0→"  # with the price before it
 
 
 def _prices_cell(cell: dict) -> str:
     """'$1.0500 → $0.9400', each price (or range, '$0.4264–$1.0301') whole, the arrow with
     the old one: a line too narrow breaks between the two, never inside either (an estimate's
-    'est.' may go under its range: a phone has no room for both on one line)."""
+    'est.' may go under its range: a phone has no room for both on one line). A price back
+    where it began: 'back at $1.3900 (low $1.1900 on 2026-11-28, ...)', breaking between words
+    only (data.swing_words)."""
+    if cell.get("swing"):
+        return swing_cell(cell["swing"])
     now = cell["now"].removesuffix(ESTIMATED)
     mark = " est." if now != cell["now"] else ""
     return f"{whole(cell['was'] + ARROW)} {whole(now)}{mark}"

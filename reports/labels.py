@@ -85,10 +85,17 @@ def jump_mark(factor: float, up: bool, net_pct: float | None) -> str:
     return mark if net in ("", "0%") else f"{mark}, {net}"
 
 
+# In place of the % of a price that moved and ended where it began: its range is said beside it
+# (reports/data.py swing_words), never a 0% that would read as a move.
+BACK = "back"
+
+
 def move_text(row: dict) -> str:
-    """The move of a row of price_moves: its net %, or its jump-and-back mark."""
+    """The move of a row of price_moves: its net %, its jump-and-back mark, or BACK."""
     if row.get("jump_back"):
         return jump_mark(row["jump_factor"], row["jump_up"], row["change_pct"])
+    if row.get("back"):
+        return BACK
     return signed_pct(row["change_pct"])
 
 

@@ -153,7 +153,20 @@ def no_changes(data: ReportData) -> str:
         return "No prices yet, so no changes."
     if empty := no_data(data):
         return f"{empty[0].upper()}{empty[1:]}, so no changes were seen."
-    return f"No offer changed price from {data.period.since} to {data.period.until}."
+    since, until = data.period.since, data.period.until
+    if data.nothing_collected:
+        return (
+            f"No source succeeded from {since} to {until} (Health says why), so no changes "
+            "were seen."
+        )
+    if missed := data.not_collected:
+        collected = data.watched.height - len(missed)
+        return (
+            f"No offer of the {plural(collected, 'source')} collected changed price from "
+            f"{since} to {until}; {plural(len(missed), 'other source')} not collected (Health "
+            "says why)."
+        )
+    return f"No offer changed price from {since} to {until}."
 
 
 def new_offers(data: ReportData) -> Section:
@@ -180,14 +193,14 @@ def withdrawn(data: ReportData) -> Section:
 
 def cheapest(data: ReportData) -> Section:
     explain = (
-        f"The cheapest price per chip-hour of each chip at the end of {data.period.until}, by "
+        f"The cheapest price per chip-hour of each chip {data.at_end}, by "
         "pricing model, with where it is offered. Commitments are effective hourly rates, "
         f"upfront fees spread over the term. Prices not seen in the last "
         f"{data.options.fresh_days} days, and accelerators chipcost does not recognise "
         "(chip 'unknown'), are left out."
     )
     if data.cheapest.is_empty():
-        empty = f"No prices known at the end of {data.period.until}."
+        empty = f"No prices known {data.at_end}."
         return Section("cheapest", "Cheapest now", explain, None, empty)
     explain += _yours(data) + estimated_note(data.cheapest)
     table = tables.cheapest_table(data.cheapest, data.currency)
@@ -318,7 +331,8 @@ def head_to_head(data: ReportData) -> Section:
 
 def health(data: ReportData) -> Section:
     explain = (
-        f"Each source's last success, and the rows it loaded and had rejected in the period. "
+        f"Each source's last success, the rows it loaded and had rejected in the period, and "
+        "its last failure there: the day and why. "
         f"A source is stale when it has not succeeded for {data.options.stale_days} days."
     )
     if data.health.is_empty():

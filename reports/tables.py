@@ -10,7 +10,7 @@ import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.core.vocabulary import BUCKET_LABELS
-from chipcost.reports.labels import holds_words, jump_mark, marked, model_label, money
+from chipcost.reports.labels import BACK, holds_words, jump_mark, marked, model_label, money
 from chipcost.transform.cost import cost_text
 from chipcost.transform.tokens import money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
@@ -18,7 +18,9 @@ from chipcost.warehouse.snapshot import CANNOT_HOLD
 # Cheaper is good news for the people renting: green down, red up.
 DOWN, UP, STALE = "#15803d", "#b91c1c", "#fef3c7"
 JUMP = "#b45309"  # a move out and back: neither cheaper nor dearer, but worth a look
-JUMP_COLUMNS = ["jump_back", "jump_factor", "jump_up"]
+# What marks a move out and back (a glitch: jump_*; a price back where it began: back and its
+# range, data.swing_words): kept for the marks, never shown as columns.
+JUMP_COLUMNS = ["jump_back", "jump_factor", "jump_up", "back", "swing_range"]
 SMALL = "font-size:11px;color:#6b7280"
 # Sparklines: values show on hover only (static labels crowd a 130px plot); the e-mail has
 # none, since most mail clients do not draw inline SVG.
@@ -81,7 +83,13 @@ def coloured(gt: GT, columns: list[str]) -> GT:
 def marked_jumps(
     gt: GT, frame: pl.DataFrame, column: str = "change_pct", html: Callable[[str], str] = escape
 ) -> GT:
-    """'×8.0 and back' instead of the net 0.0% of a price that went out and came back."""
+    """'×8.0 and back' instead of the net 0.0% of a price that went out and came back, and
+    BACK ('back') for a price that moved and ended where it began (its range said beside it)."""
+    if "back" in frame.columns:
+        backs = frame.with_row_index("i").filter(pl.col("back"))["i"].to_list()
+        if backs:
+            gt = gt.fmt(lambda _: html(BACK), columns=column, rows=backs)
+            gt = gt.tab_style(style.text(weight="bold"), loc.body(column, rows=backs))
     if "jump_back" not in frame.columns:
         return gt
     rows = frame.with_row_index("i").filter(pl.col("jump_back"))
@@ -94,13 +102,40 @@ def marked_jumps(
     return gt
 
 
+# The parts of a sentence never broken across lines: a price or range, a day.
+_WHOLE = re.compile(r"\$[\d,.]+(?:\u00a0est\.)?(?:–\$[\d,.]+(?:\u00a0est\.)?)?|\d{4}-\d{2}-\d{2}")
+
+
+def whole_parts(text: str) -> str:
+    """`text` as HTML that may break between its words, never inside a price, a range of
+    prices or a day ('back at $1.3900 (low $1.1900 on 2026-11-28, ...)')."""
+    said, at = [], 0
+    for found in _WHOLE.finditer(text):
+        said += [escape(text[at : found.start()]), whole(found.group())]
+        at = found.end()
+    return "".join([*said, escape(text[at:])])
+
+
+def swing_cell(text: str) -> str:
+    """A price's range on its way back (data.swing_words) in a cell kept on one line: it may
+    wrap between its words, its prices and days whole."""
+    return f"<span style='white-space:normal'>{whole_parts(text)}</span>"
+
+
 def changes_table(moves: pl.DataFrame) -> GT:
     """Moved offers by chip: old and new per-chip price, change coloured, daily sparkline."""
+    # A price back where it began: its range where the change would say +$0.0000.
+    swung = (
+        {"change": pl.when(pl.col("back")).then(pl.col("swing_range")).otherwise(pl.col("change"))}
+        if "swing_range" in moves.columns
+        else {}
+    )
     frame = moves.with_columns(
         when=pl.when(pl.col("changes") > 1)
         .then(pl.concat_str([_day("changed_at"), pl.lit(" ("), pl.col("changes"), pl.lit("×)")]))
         .otherwise(_day("changed_at")),
         chip=_glitches_apart(moves),
+        **swung,
     ).select(
         "chip", "where", "instance_type", "offer", *SAID_PRICES, "change_pct", "when", "trend",
         *[c for c in JUMP_COLUMNS if c in moves.columns],
@@ -126,6 +161,10 @@ def changes_table(moves: pl.DataFrame) -> GT:
     # The widest table: where it needs room (the report page's .parts rule), where, the
     # instance, when and a jump's "×8.0 and back" wrap between their parts, never inside a code.
     gt = marked_jumps(gt, frame, html=lambda mark: parts(mark, " "))
+    if swung:
+        backs = frame.with_row_index("i").filter(pl.col("back"))["i"].to_list()
+        if backs:
+            gt = gt.fmt(swing_cell, columns="change", rows=backs)
     gt = gt.cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
     gt = gt.fmt(lambda v: parts(v, " · "), columns="where").fmt(lambda v: parts(v, " "), "when")
     gt = gt.fmt(lambda v: parts(v, " ("), columns="instance_type")  # "(2 offers)" under it
@@ -390,13 +429,49 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
     return styled(nowrap(gt, ["pricing"]))
 
 
+# How much of a failure's message the health table shows: its reason, not its whole story
+# (the collect summary and the source_runs table keep every word).
+FAILURE_CHARS = 120
+
+
+def shortened(text: str | None, width: int = FAILURE_CHARS) -> str | None:
+    """`text` cut at a word to `width` characters, '…' where it was cut."""
+    if text is None or len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
+
+
+def failure_reason(message: str | None) -> str | None:
+    """Why a run failed, shortened: where the collection found the provider's format changed
+    (its drift notes follow the error, pipeline/collect.py), what changed ('format drift
+    (hyperbolic, ...): new HourlyRate, Interconnect; missing Price'), else the error."""
+    from chipcost.extract._formats import DRIFT
+
+    found = -1 if message is None else message.find(DRIFT)
+    return shortened(message[found:] if found > 0 else message)
+
+
 def health_table(health: pl.DataFrame) -> GT:
-    """Per source: last success, runs, rows loaded and rejected, stale or not."""
+    """Per source: last success, runs, rows loaded and rejected, stale or not, what its last
+    run said, and its last failure in the period (the day and failure_reason): a week
+    of '6 of 7 ok' whose last run succeeded still says which run failed and why."""
+    failure = pl.when(pl.col("last_failed_at").is_not_null()).then(
+        pl.concat_str(
+            [
+                pl.col("last_failed_at").dt.strftime("%Y-%m-%d"),
+                pl.lit(": "),
+                pl.col("last_failure").map_elements(failure_reason, return_dtype=pl.String),
+            ],
+            ignore_nulls=True,
+        )
+    )
     frame = health.with_columns(
         last_success=pl.col("last_success").dt.strftime("%Y-%m-%d %H:%M").fill_null("never"),
         runs=pl.concat_str([pl.col("ok_runs"), pl.lit(" of "), pl.col("runs"), pl.lit(" ok")]),
         state=pl.when(pl.col("stale")).then(pl.lit("stale")).otherwise(pl.lit("fresh")),
         last=pl.concat_str([pl.col("last_status"), pl.lit(": "), pl.col("last_message")]),
+        failure=failure.fill_null(""),
     ).select(
         "source",
         "provider",
@@ -406,6 +481,7 @@ def health_table(health: pl.DataFrame) -> GT:
         "rows_loaded",
         "rows_rejected",
         "last",
+        "failure",
     )
     gt = GT(frame).cols_label(
         source="Source",
@@ -416,6 +492,7 @@ def health_table(health: pl.DataFrame) -> GT:
         rows_loaded="Rows loaded",
         rows_rejected="Rows rejected",
         last="Last run said",
+        failure="Last failure in the period (UTC day: why)",
     )
     gt = gt.fmt_integer(columns=["rows_loaded", "rows_rejected"])
     gt = gt.tab_style(style.fill(color=STALE), loc.body(rows=pl.col("state") == "stale"))

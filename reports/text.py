@@ -16,6 +16,7 @@ from chipcost.reports.data import (
     place_of_alike,
     report_name,
     shown_moves,
+    swing_words,
 )
 from chipcost.reports.labels import (
     ESTIMATE_NOTE,
@@ -75,9 +76,52 @@ def no_data(data: ReportData) -> str:
 
 
 def top_move(row: dict) -> str:
-    """'H100-SXM on demand −8%'."""
+    """'H100-SXM on demand −8%', or for a price back where it began 'H100-SXM on demand back
+    at $1.3900 (low $1.1900 on 2026-11-28, high $1.4900 on 2026-11-25)'."""
     model = model_label(row["pricing_model"], row["term"])
+    if row.get("back") and "now" in row:
+        return f"{row['chip']} {model} {swing_words(row, marked=False)}"
     return f"{row['chip']} {model} {move_text(row)}"
+
+
+def _span_words(data: ReportData) -> str:
+    """'this week' for a report of seven days, else 'from 2026-11-01 to 2026-11-10'."""
+    period = data.period
+    if period.label.startswith("week of"):
+        return "this week"
+    if period.days == 1:
+        return f"on {period.since}"
+    return f"from {period.since} to {period.until}"
+
+
+def _named(names: list[str]) -> str:
+    """'a, b, c' or 'a, b, c, d, e, f and 30 more' (NAMED_STALE named)."""
+    more = f" and {len(names) - NAMED_STALE} more" if len(names) > NAMED_STALE else ""
+    return ", ".join(names[:NAMED_STALE]) + more
+
+
+def not_collected_words(data: ReportData) -> str:
+    """'36 of 48 sources not collected this week (a, b, ... and 30 more)': the sources meant to
+    be collected that had no successful run in the period ('' when every one had)."""
+    missed, watched = data.not_collected, data.watched.height
+    if not missed:
+        return ""
+    return (
+        f"{len(missed)} of {plural(watched, 'source')} not collected {_span_words(data)} "
+        f"({_named(missed)})"
+    )
+
+
+def nothing_collected_words(data: ReportData) -> str:
+    """'No prices collected: no source succeeded in the week's 1 run (48 sources; Health says
+    why), so no price could be seen to move'."""
+    runs = data.coverage.runs_in_period
+    whose = "the week's" if _span_words(data) == "this week" else "the period's"
+    return (
+        f"No prices collected: no source succeeded in {whose} {plural(runs, 'run')} "
+        f"({plural(data.health.height, 'source')}; Health says why), so no price could be seen "
+        "to move"
+    )
 
 
 def first_known(moves: pl.DataFrame) -> dict:
@@ -94,14 +138,21 @@ def subject(data: ReportData) -> str:
         head = "No price history yet"
     elif no_data(data):
         head = "No data"
+    elif data.nothing_collected:
+        # Runs in the period, none of them a success: no price was watched, none could move.
+        head = "No prices collected"
     elif c.changed:
         # The largest real move (moves come real first, glitches after), as its offers
         # moved alike: "H100-SXM on demand −8% (gcp, 4 offers)".
         top = lead_move(data)
         alike = f" ({top['provider']}, {top['offers']} offers)" if top["offers"] > 1 else ""
         head = f"{plural(c.changed, 'offer')} moved, {top_move(top)}{alike}"
+        if data.not_collected:  # the moves are of the sources collected only
+            head += f"; only {_collected_of(data)} collected"
     else:
-        parts = ["No price changes"]
+        # "No price changes" is said of the prices watched only: among the sources collected.
+        among = f" among {_collected_of(data)} collected" if data.not_collected else ""
+        parts = [f"No price changes{among}"]
         if c.new:
             parts.append(plural(c.new, "new offer"))
         if c.withdrawn:
@@ -111,15 +162,24 @@ def subject(data: ReportData) -> str:
     return f"{prefix}{head}: {data.period.label}"
 
 
+def _collected_of(data: ReportData) -> str:
+    """'12 of 48 sources': those with a successful run in the period, of those meant to be."""
+    watched = data.watched.height
+    return f"{watched - len(data.not_collected)} of {plural(watched, 'source')}"
+
+
 def lead_move(data: ReportData) -> dict:
-    """The move a subject names: the largest real move of a list or commitment price (spot
+    """The move a subject names: the largest real net move of a list or commitment price (spot
     prices move daily), as its offers moved alike; else the largest real spot move; else the
-    largest glitch; each of a chip chipcost knows before one of a chip it does not (the
-    explorer leaves those out: an 'unknown on demand +972.6%' leads nothing)."""
+    largest swing of a price back where it began (list first); else the largest glitch; each
+    of a chip chipcost knows before one of a chip it does not (the explorer leaves those out:
+    an 'unknown on demand +972.6%' leads nothing)."""
     grouped = alike_moves(data.moves)
     real = grouped.filter(~pl.col("jump_back")) if "jump_back" in grouped else grouped
-    listed = real.filter(pl.col("pricing_model") != "spot")
-    ordered = (listed, real, grouped)
+    back = real.filter(pl.col("back")) if "back" in real else real.clear()
+    net = real.filter(~pl.col("back")) if "back" in real else real
+    spot = pl.col("pricing_model") == "spot"
+    ordered = (net.filter(~spot), net, back.filter(~spot), back, grouped)
     for frame in (*(f.filter(pl.col("chip") != UNKNOWN_CHIP) for f in ordered), *ordered):
         if frame.height:
             return frame.row(0, named=True)
@@ -132,7 +192,14 @@ def headline(data: ReportData) -> str:
     c = counts(data)
     if empty := no_data(data):
         return f"{empty[0].upper()}{empty[1:]}."
-    if not c.changed:
+    if data.nothing_collected:
+        return f"{nothing_collected_words(data)}."
+    missed = not_collected_words(data)
+    if not c.changed and missed:
+        # Not "no offer moved": the prices of the sources not collected were not watched.
+        collected = data.watched.height - len(data.not_collected)
+        moves = f"No price changes among the {plural(collected, 'source')} collected; {missed}"
+    elif not c.changed:
         moves = "No offer moved in price"
     else:
         moves = (
@@ -146,7 +213,10 @@ def headline(data: ReportData) -> str:
             moves += f", {back} back where {'it was' if back == 1 else 'they were'}"
         if c.glitches:
             moves += f", {c.glitches} jumped out and back (likely a data glitch)"
-    return f"{moves}. {plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
+    said = f"{moves}. {plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
+    if c.changed and missed:
+        said += f" {missed[0].upper()}{missed[1:]}: their prices are not in these counts."
+    return said
 
 
 def health_line(data: ReportData) -> str:
@@ -159,16 +229,16 @@ def health_line(data: ReportData) -> str:
     if total == 0:
         had = "had run by " + str(data.period.until) if data.has_history else "has run yet"
         return f"No source {had}."
-    days, until = data.options.stale_days, data.period.until
+    days, at = data.options.stale_days, data.at_end
     if c.stale:
         names = ", ".join(data.stale_sources["source"].to_list())
         then = (
-            f"at the end of {until}, {c.stale} of {total} had not succeeded in the {days} days "
+            f"{at}, {c.stale} of {total} had not succeeded in the {days} days "
             f"before ({names}), so their prices in this report may be old"
         )
     else:
         then = (
-            f"at the end of {until} each had succeeded in the {days} days before, so the "
+            f"{at} each had succeeded in the {days} days before, so the "
             "period's prices are complete"
         )
     if data.stale_now is None:
@@ -242,7 +312,8 @@ def mover_lines(moves: pl.DataFrame, limit: int) -> list[str]:
     lines = []
     rows = alike_moves(moves).with_columns(place=place_of_alike())
     for row in shown_moves(rows, limit).iter_rows(named=True):
-        lines.append(f"  {move_text(row):>6}  {row['chip']}: {row['was']} -> {row['now']}")
+        prices = swing_words(row) if row.get("back") else f"{row['was']} -> {row['now']}"
+        lines.append(f"  {move_text(row):>6}  {row['chip']}: {prices}")
         lines.append(f"          {row['place']} · {row['offer']}")
     return lines
 
@@ -326,7 +397,7 @@ def markdown(data: ReportData, footer: list[str]) -> str:
                 row["place"],
                 row["offer"],
                 row["was"],
-                row["now"],
+                swing_words(row) if row.get("back") else row["now"],
             ]
             lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
     return "\n".join([*lines, "", *footer]) + "\n"

@@ -94,6 +94,10 @@ moves AS (
         -- The extremes the price reached in the period: a move out and back nets to 0%.
         max(new_price_per_hour) AS high_price_per_hour,
         min(new_price_per_hour) AS low_price_per_hour,
+        -- When each was first reached: a price back where it began is said with its range
+        -- and the days of its extremes, not as a 0% move.
+        arg_max(changed_at, [new_price_per_hour, -epoch(changed_at)]) AS high_at,
+        arg_min(changed_at, [new_price_per_hour, epoch(changed_at)]) AS low_at,
         count(*) AS changes,
         max(changed_at) AS changed_at
     FROM events GROUP BY {_KEY}
@@ -145,8 +149,11 @@ trends AS (
 SELECT
     m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}, m.chip_count, m.changes, m.changed_at,
     m.old_price_per_hour, m.new_price_per_hour, m.high_price_per_hour, m.low_price_per_hour,
+    m.high_at, m.low_at,
     per_chip_hour(m.old_price_per_hour, m.chip_count) AS old_price_per_chip_hour,
     per_chip_hour(m.new_price_per_hour, m.chip_count) AS new_price_per_chip_hour,
+    per_chip_hour(m.high_price_per_hour, m.chip_count) AS high_price_per_chip_hour,
+    per_chip_hour(m.low_price_per_hour, m.chip_count) AS low_price_per_chip_hour,
     per_chip_hour(m.new_price_per_hour - m.old_price_per_hour, m.chip_count)
         AS change_per_chip_hour,
     round(100 * (m.new_price_per_hour - m.old_price_per_hour) / m.old_price_per_hour, 2)
@@ -254,7 +261,8 @@ def price_moves(
     con: duckdb.DuckDBPyConnection, start: datetime, end: datetime, trend_start: datetime
 ) -> pl.DataFrame:
     """Offers whose price changed in [start, end): net move, the highest and lowest price the
-    period reached, and the daily per-chip price from trend_start to end as a list (NULL with
+    period reached (per hour and per chip-hour) and when each was first reached (`high_at`,
+    `low_at`), and the daily per-chip price from trend_start to end as a list (NULL with
     fewer than two days), largest move first."""
     params = {"start": start, "end": end, "trend_start": trend_start}
     return frame_of(relation(con, _moves(), params))

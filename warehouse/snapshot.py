@@ -76,6 +76,14 @@ SELECT
     coalesce(sum(records) FILTER (WHERE observed_at >= $start AND status = 'ok'), 0)::BIGINT
         AS rows_loaded,
     coalesce(sum(rejects) FILTER (WHERE observed_at >= $start), 0)::BIGINT AS rows_rejected,
+    -- Runs skipped in the period (no credentials: the source is not set up to be collected),
+    -- and its last failure there, when and why: a week of 6 of 7 ok whose last run succeeded
+    -- still names the run that failed.
+    count(*) FILTER (WHERE observed_at >= $start AND status = 'skipped') AS skipped_runs,
+    max(observed_at) FILTER (WHERE observed_at >= $start AND status = 'failed')
+        AS last_failed_at,
+    arg_max(message, observed_at) FILTER (WHERE observed_at >= $start AND status = 'failed')
+        AS last_failure,
     coalesce(max(observed_at) FILTER (WHERE status = 'ok') < $stale_before, TRUE) AS stale
 FROM runs_of
 GROUP BY source
@@ -144,8 +152,9 @@ def source_disagreements(
 def source_health(
     con: duckdb.DuckDBPyConnection, start: datetime, end: datetime, stale_before: datetime
 ) -> pl.DataFrame:
-    """Per source: last success before `end`, runs, rows loaded and rejected in [start, end),
-    and whether it is stale (no success since stale_before)."""
+    """Per source: last success before `end`, runs (ok, skipped), rows loaded and rejected in
+    [start, end), the last failure there (when, its message), and whether it is stale (no
+    success since stale_before)."""
     params = {"start": start, "end": end, "stale_before": stale_before}
     return frame_of(relation(con, _HEALTH, params))
 

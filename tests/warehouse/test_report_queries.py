@@ -15,6 +15,7 @@ from chipcost.reports.period import Period, ReportError, ReportOptions, resolve_
 from chipcost.warehouse.changes import newest_run, price_moves
 from chipcost.warehouse.db import connect
 from tests import report_warehouse
+from tests.helpers import day
 
 WEEK = Period(date(2026, 11, 1), date(2026, 11, 7))
 
@@ -43,6 +44,42 @@ def test_default_period_is_the_week_up_to_the_newest_run(con):
     )
     assert period.label == "week of 2026-11-01"
     assert period.slug == "2026-11-01_2026-11-07"
+
+
+def test_moves_say_when_their_extremes_were_first_reached(con):
+    # A: 80.0, 72.0 on day 3, 74.0 on day 5 (8 chips): a price back where it began is said
+    # with its low and high and their days (reports/data.py swing_words).
+    moves = price_moves(con, WEEK.start, WEEK.end, WEEK.start)
+    a = moves.filter(region="us-east-1", pricing_model="on_demand").row(0, named=True)
+    assert (a["low_price_per_chip_hour"], a["low_at"]) == (9.0, day(3))
+    assert (a["high_price_per_chip_hour"], a["high_at"]) == (9.25, day(5))
+
+
+def test_health_counts_skipped_runs_and_names_the_last_failure(tmp_path):
+    failing = [
+        report_warehouse.run(
+            n,
+            [
+                report_warehouse.source(
+                    "aws-pricing-api", [], n, status=FAILED, message=f"failed on day {n}"
+                )
+            ],
+        )
+        for n in (7, 8)
+    ]
+    path = report_warehouse.build(tmp_path / "w.duckdb", report_warehouse.golden_runs() + failing)
+    con = connect(path, read_only=True)
+    try:
+        data = gather(con, Period(date(2026, 11, 3), date(2026, 11, 9)), ReportOptions())
+    finally:
+        con.close()
+    health = {r["source"]: r for r in data.health.iter_rows(named=True)}
+    api, spot = health["aws-pricing-api"], health["aws-spot"]
+    assert (api["last_failed_at"], api["last_failure"]) == (
+        day(8),
+        "failed on day 8",
+    )
+    assert (spot["skipped_runs"], spot["runs"], spot["last_failed_at"]) == (5, 5, None)
 
 
 def test_failing_runs_move_the_period_on_and_make_sources_stale(tmp_path):
