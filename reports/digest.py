@@ -6,9 +6,10 @@ import polars as pl
 
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports.answers import discounts_said
-from chipcost.reports.data import ReportData, alike_moves, report_name, shown_moves
+from chipcost.reports.data import ReportData, report_name
 from chipcost.reports.glance import moves_table, verdicts
 from chipcost.reports.labels import estimated_note
+from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.sections import Section, no_changes
 from chipcost.reports.tables import cheapest_table, cost_table, table_html
 

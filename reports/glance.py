@@ -9,8 +9,8 @@ import polars as pl
 from great_tables import GT
 
 from chipcost.reports.answers import answer_lines
-from chipcost.reports.data import place_of_alike, swing_words
 from chipcost.reports.labels import ESTIMATED, prose
+from chipcost.reports.moves import place_of_alike, swing_words
 from chipcost.reports.tables import (
     JUMP_COLUMNS,
     SMALL,
@@ -26,7 +26,7 @@ from chipcost.reports.tables import (
 def moves_table(rows: pl.DataFrame) -> str:
     """Three columns that fit a 390 px phone: the chip with where and the pricing under it,
     the %, and was → now (a price or range never broken; the new one under the old where the
-    line is too narrow). Rows of data.alike_moves."""
+    line is too narrow). Rows of moves.alike_moves."""
     frame = rows.select(
         pl.struct(
             "chip",
@@ -48,7 +48,7 @@ def moves_table(rows: pl.DataFrame) -> str:
 
 
 def _swing(rows: pl.DataFrame) -> pl.Expr:
-    """`swing`: what a price back where it began is said with (data.swing_words), '' for any
+    """`swing`: what a price back where it began is said with (moves.swing_words), '' for any
     other move (great-tables casts the cell's struct to text first: no null in it)."""
     if "swing_range" not in rows.columns:
         return pl.lit("").alias("swing")
@@ -67,7 +67,7 @@ def _prices_cell(cell: dict) -> str:
     the old one: a line too narrow breaks between the two, never inside either (an estimate's
     'est.' may go under its range: a phone has no room for both on one line). A price back
     where it began: 'back at $1.3900 (low $1.1900 on 2026-11-28, ...)', breaking between words
-    only (data.swing_words)."""
+    only (moves.swing_words)."""
     if cell.get("swing"):
         return swing_cell(cell["swing"])
     now = cell["now"].removesuffix(ESTIMATED)

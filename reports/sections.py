@@ -12,9 +12,10 @@ from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports import tables
 from chipcost.reports.answers import PAIRING, discounts_said
 from chipcost.reports.charts import chip_charts
-from chipcost.reports.data import ReportData, alike_moves, shown_moves
+from chipcost.reports.data import ReportData
 from chipcost.reports.glance import most_moved, moves_table, verdicts
 from chipcost.reports.labels import estimated_note, plural
+from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.text import no_data
 from chipcost.reports.versus_charts import cost_chart, speed_chart
 

@@ -19,7 +19,7 @@ from chipcost.warehouse.snapshot import CANNOT_HOLD
 DOWN, UP, STALE = "#15803d", "#b91c1c", "#fef3c7"
 JUMP = "#b45309"  # a move out and back: neither cheaper nor dearer, but worth a look
 # What marks a move out and back (a glitch: jump_*; a price back where it began: back and its
-# range, data.swing_words): kept for the marks, never shown as columns.
+# range, moves.swing_words): kept for the marks, never shown as columns.
 JUMP_COLUMNS = ["jump_back", "jump_factor", "jump_up", "back", "swing_range"]
 SMALL = "font-size:11px;color:#6b7280"
 # Sparklines: values show on hover only (static labels crowd a 130px plot); the e-mail has
@@ -117,7 +117,7 @@ def whole_parts(text: str) -> str:
 
 
 def swing_cell(text: str) -> str:
-    """A price's range on its way back (data.swing_words) in a cell kept on one line: it may
+    """A price's range on its way back (moves.swing_words) in a cell kept on one line: it may
     wrap between its words, its prices and days whole."""
     return f"<span style='white-space:normal'>{whole_parts(text)}</span>"
 
@@ -181,7 +181,7 @@ def whole(text: str) -> str:
 
 def _glitches_apart(moves: pl.DataFrame) -> pl.Expr:
     """The row's group: its chip, or for a jump out and back a group of its own after the
-    real moves ('H100-SXM, jumped out and back'), where the rows place it (data.with_jumps):
+    real moves ('H100-SXM, jumped out and back'), where the rows place it (moves.with_jumps):
     a table grouped by chip lists a chip's rows together, and put the glitch among them."""
     if "jump_back" not in moves.columns:
         return pl.col("chip")

@@ -10,14 +10,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reads.price_notes import unconverted_words
 from chipcost.reports.answers import answer_lines
-from chipcost.reports.data import (
-    ReportData,
-    alike_moves,
-    place_of_alike,
-    report_name,
-    shown_moves,
-    swing_words,
-)
+from chipcost.reports.data import ReportData, report_name
 from chipcost.reports.labels import (
     ESTIMATE_NOTE,
     estimated_note,
@@ -26,6 +19,7 @@ from chipcost.reports.labels import (
     plain,
     plural,
 )
+from chipcost.reports.moves import alike_moves, place_of_alike, shown_moves, swing_words
 
 SAMPLE_NOTE = (
     "SAMPLE DATA: these prices come from the bundled sample archive (synthetic, in the "
