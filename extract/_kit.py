@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, read_at_memory
 from chipcost.core.commands import REPLAY, REPLAY_DIR
+from chipcost.core.cut import NAME_CHARS, first_long
 from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.payload import Payload
 from chipcost.core.record import OFFER_DEFAULTS, ParseResult, PriceRecord, Reject
@@ -173,8 +174,49 @@ PLAIN_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
+# The longest a provider's name may be (a GPU model, an instance type, a region, a zone, a
+# SKU): they are tens of characters (the sample's longest, 52), and a longer one is a misread
+# page or a planted answer, not a name (no GPU model is 60 MB long). A row naming one is
+# refused before a record or a note is made of it, at the bound the validator refuses a
+# record's names past (transform/validate.py MAX_NAME): the parse refuses what it would.
+LONGEST_NAME = 200
+# The fields of a record that name its offer, each held to LONGEST_NAME.
+NAMES = ("region", "zone", "instance_type", "sku")
+
+
+class NameTooLong(ValueError):
+    """A name past LONGEST_NAME read in a row: the row is refused, this the reason (read_row)."""
+
+
+def too_long(what: str, text: str) -> str:
+    """The reason a row naming `text` as its `what` is refused: its length and first words."""
+    return (
+        f"{what} of {len(text):,} characters ({text[:40]!r}...): longer than any provider's "
+        f"name ({LONGEST_NAME} at most), so the row is refused (its payload is archived whole)"
+    )
+
+
+def overlong_names(record: PriceRecord) -> str:
+    """Why `record` is refused for a name past LONGEST_NAME (NAMES), or a text of its extra
+    (a node's id, a plan's name) past NAME_CHARS; "" when none is."""
+    why = [
+        too_long(name, value)
+        for name in NAMES
+        if isinstance(value := getattr(record, name), str) and len(value) > LONGEST_NAME
+    ]
+    if (found := first_long(record.extra, NAME_CHARS)) is not None:
+        key, text = found
+        why.append(
+            f"extra{f' {key!r}' if key else ''} of {len(text):,} characters ({text[:40]!r}...): "
+            f"longer than any provider's name or id ({NAME_CHARS:,} at most), so the row is "
+            "refused (its payload is archived whole)"
+        )
+    return "; ".join(why)
+
+
 class ChipNames:
-    """Canonical chips for one parse, remembering spellings that map to none (for the note).
+    """Canonical chips for one parse, remembering spellings that map to none (for the note),
+    apart by whether the rows naming them made a record or were all refused.
 
     Notes carry no source prefix: the run summary and the flow log put the source in front.
     """
@@ -182,30 +224,54 @@ class ChipNames:
     def __init__(self, provider: str, source: str = "") -> None:
         self.provider = provider
         self.source = source  # the aliases listed for this source are read first
-        self.unknown: dict[str, float | None] = {}  # each spelling, the memory first stated
+        # Each spelling, the memory first stated: of a row that made a record, of rows that
+        # made none (refused), and of the row being read (row_done files them).
+        self.unknown: dict[str, float | None] = {}
+        self.refused: dict[str, float | None] = {}
+        self._row: dict[str, float | None] = {}
 
     def chip(self, spelling: str, memory_gb: float | None = None) -> str:
+        """The canonical chip of `spelling`; NameTooLong (its row refused) past LONGEST_NAME."""
+        if isinstance(spelling, str) and len(spelling) > LONGEST_NAME:
+            raise NameTooLong(too_long("GPU model", spelling))
         chip = canonical_chip(spelling, memory_gb, self.source)
         if chip == UNKNOWN_CHIP:
-            self.unknown.setdefault(spelling, memory_gb)
+            self._row.setdefault(spelling, memory_gb)
         return chip
 
-    def notes(self) -> list[str]:
-        if not self.unknown:
-            return []
-        names = ", ".join(self._said(s) for s in sorted(self.unknown))
-        return [
-            f"{len(self.unknown)} GPU name(s) map to no canonical chip and were loaded as "
-            f"'unknown': {names}; add them to {ALIASES_FILE} if they name a known chip"
-        ]
+    def row_done(self, loaded: bool) -> None:
+        """The row being read ended: `loaded` when it made a record, not when it was refused."""
+        into = self.unknown if loaded else self.refused
+        for spelling, memory in self._row.items():
+            into.setdefault(spelling, memory)
+        self._row = {}
 
-    def _said(self, spelling: str) -> str:
+    def notes(self) -> list[str]:
+        self.row_done(loaded=True)  # a spelling read outside a row's reading, as before
+        notes = []
+        if self.unknown:
+            names = ", ".join(self._said(s, self.unknown) for s in sorted(self.unknown))
+            notes.append(
+                f"{len(self.unknown)} GPU name(s) map to no canonical chip and were loaded as "
+                f"'unknown': {names}; add them to {ALIASES_FILE} if they name a known chip"
+            )
+        refused = {s: m for s, m in self.refused.items() if s not in self.unknown}
+        if refused:
+            names = ", ".join(self._said(s, refused) for s in sorted(refused))
+            notes.append(
+                f"{len(refused)} GPU name(s) map to no canonical chip, in rows refused for "
+                f"another reason (none loaded): {names}; add them to {ALIASES_FILE} if they "
+                "name a known chip"
+            )
+        return notes
+
+    def _said(self, spelling: str, found: dict[str, float | None]) -> str:
         """'A100 (needs its memory: 40 GB A100-40GB, 80 GB A100-80GB; stated 48 GB)': a spelling
         the aliases read only at a memory, and the memory the payload stated."""
         needed = read_at_memory(spelling, self.source)
         if not needed:
             return spelling
-        memory = self.unknown[spelling]
+        memory = found[spelling]
         stated = "none" if memory is None else f"{memory:g} GB"
         at = ", ".join(f"{gb:g} GB {chip}" for chip, gb in needed)
         return f"{spelling} (needs its memory: {at}; stated {stated})"
@@ -262,6 +328,8 @@ def read_row(read: Callable[[Any], T], row: Any) -> T:
     except ROW_FAILURES as exc:
         if isinstance(exc, ChipcostError):
             raise
+        if isinstance(exc, NameTooLong):  # its own reason, whichever field was read last
+            raise RowUnreadable(str(exc)) from exc
         field = watched.last if isinstance(watched, WatchedRow) else None
         raise RowUnreadable(unreadable(exc, field, row)) from exc
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from chipcost.archive import ArchiveWriter
 from chipcost.core.commands import REPLAY
+from chipcost.core.cut import NAME_CHARS, bounded, cut
 from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
 from chipcost.core.network import Network
 from chipcost.core.payload import Payload
@@ -30,6 +31,7 @@ from chipcost.extract._kit import (
     RowUnreadable,
     WatchedRow,
     load_json,
+    overlong_names,
     read_row,
     says_no_price,
 )
@@ -171,6 +173,7 @@ def each_row(
         for row in page_rows(rows, page):
             seen += 1
             made = [_unwatched(item, row) for item in one_row(offers, row, page)]
+            chips.row_done(loaded=any(isinstance(item, PriceRecord) for item in made))
             _file(row, made, page, records, result.rejects, skipped)
         result.records.extend(combine(records, page) if combine and records else records)
         result.notes.extend(page.notes)
@@ -202,11 +205,21 @@ def page_rows(rows: Rows, page: Page) -> list[Any]:
 def one_row(offers: Offers, row: Any, page: Page) -> list[Item]:
     """What `offers` made of one row, or, when reading the row fails, one reject naming the
     field read last and why: a value of a type the parser did not expect (a null, a number
-    where a list was, a number too long to read) refuses its row, never the source."""
+    where a list was, a number too long to read) refuses its row, never the source. A GPU
+    model or a record's name past LONGEST_NAME (extract/_kit.py) refuses it too, saying so."""
     try:
-        return read_row(lambda watched: [*offers(watched, page)], row)
+        made = read_row(lambda watched: [*offers(watched, page)], row)
     except RowUnreadable as exc:
         return [page.reject(str(exc), row)]
+    return [_named(item, row) for item in made]
+
+
+def _named(item: Item, row: Any) -> Item:
+    """`item`, or the reject of a record naming its offer past LONGEST_NAME: refused here, as
+    the validator would, before the name is validated, stored or said in full."""
+    if isinstance(item, PriceRecord) and (why := overlong_names(item)):
+        return Reject.of_record(item, why, row)
+    return item
 
 
 def _file(
@@ -241,7 +254,7 @@ def _unwatched(item: Item, row: Any) -> Item:
 def _skip_notes(skipped: dict[str, list[str]]) -> list[str]:
     notes = []
     for reason, names in sorted(skipped.items()):
-        named = sorted({name for name in names if name})
+        named = sorted({cut(name, NAME_CHARS) for name in names if name})
         which = f" ({', '.join(named)})" if named else ""
         notes.append(f"{len(names)} row(s) not loaded: {reason}{which}")
     return notes
@@ -267,16 +280,27 @@ Parse = Callable[[Sequence[Payload]], ParseResult]
 
 def one_price_each(parse: Parse) -> Parse:
     """`parse` with the kit's rules on what it returns: one offer, one price per payload,
-    and doubtful rows marked (extract/_doubts.py)."""
+    doubtful rows marked (extract/_doubts.py), and the texts of its rejects and notes
+    bounded (bounded_texts)."""
     if getattr(parse, "one_price_each", False):
         return parse  # a source copied with dataclasses.replace: already kept
 
     @functools.wraps(parse)  # __wrapped__: the source's own parse
     def kept(payloads: Sequence[Payload]) -> ParseResult:
-        return mark_doubts(offers_priced_once(parse(payloads)))
+        return bounded_texts(mark_doubts(offers_priced_once(parse(payloads))))
 
     kept.one_price_each = True  # type: ignore[attr-defined]
     return kept
+
+
+def bounded_texts(result: ParseResult) -> ParseResult:
+    """`result` with each reject's texts and each note cut to their bounds (chipcost.core.cut:
+    a name 1 KB, a row's JSON, a reason or a note 8 KB, each cut saying how many bytes): one
+    field of 60 MB is not 60 MB in every table and summary it reaches. The payload stays whole
+    in the archive, which each reject's payload_ref names."""
+    result.rejects = [bounded(reject) for reject in result.rejects]
+    result.notes = [cut(note) for note in result.notes]
+    return result
 
 
 def offers_priced_once(result: ParseResult) -> ParseResult:

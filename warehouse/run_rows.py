@@ -1,4 +1,9 @@
-"""The bookkeeping rows of a load: the run, each source's outcome, and every refused row."""
+"""The bookkeeping rows of a load: the run, each source's outcome, and every refused row.
+
+Each text a reject or a note stores is bounded (chipcost.core.cut), whichever step made it:
+a 60 MB field of an answer is kept as its first kilobyte and a marker of what was cut, never
+as 60 MB of every run's rows; the payload stays whole in the archive (the reject's
+payload_ref)."""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
+from chipcost.core.cut import NAME_CHARS, bounded, cut, row_json
 from chipcost.core.runs import ALREADY_LOADED, LoadSummary, RunResult
 from chipcost.core.version import __version__
 from chipcost.warehouse.bound import execute
@@ -29,12 +35,12 @@ def insert_rejects(con: duckdb.DuckDBPyConnection, run: RunResult) -> int:
             s.observed_at or run.observed_at,
             r.reason,
             r.sku,
-            r.payload_ref,
-            r.row_json(),
+            cut(r.payload_ref, NAME_CHARS),
+            row_json(r.row),
             json.dumps(r.offer, sort_keys=True) if r.offer else None,
         ]
         for s in run.sources
-        for r in s.rejects
+        for r in map(bounded, s.rejects)
     ]
     return insert_rows(con, "rejects", _REJECT_COLUMNS, rows)
 
@@ -76,7 +82,7 @@ def insert_run(con: duckdb.DuckDBPyConnection, run: RunResult, summary: LoadSumm
                 s.observed_at,
                 run.archive_run,
                 s.payload_digest,
-                s.notes,
+                [cut(note) for note in s.notes],
             ]
             # A source already loaded from this archived run said so in its own run: a row
             # here would make health report "already_loaded" as its latest word.
