@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from chipcost.core.errors import ParseError
-from chipcost.extract._html_depth import costlier_than
+from chipcost.extract._html_depth import depths
 from chipcost.extract._html_encoding import PageText
 
 # Text that is never a visible cell value: scripts and styles. Footnote markers (<sup>) are
@@ -45,6 +45,21 @@ _TOO_DEEP = (
     "an HTML page whose elements nest so deep that building it would take the parse past "
     f"{MOST_STEPS:,} steps (its time grows with the square of the depth)"
 )
+
+
+# The most nodes (elements, texts and comments) a page may have: the recorded pages and
+# excerpts in tests/fixtures/ have at most 3,084 (CoreWeave's: 1,272 elements, 1,812 texts), a
+# whole pricing page well under 100,000. Each node built costs some 600 bytes in lexbor and
+# here (a 40 MB page of 1,000,000 small `<div>` took 1.9 GB and 38 s), so a page past it is
+# refused: before the parse its comments are counted at once and its elements in the pass
+# that reads its depth (stopping at the bound), and its elements and texts as the tree is
+# copied (the texts a count of tags cannot tell).
+MOST_NODES = 200_000
+
+
+class TooManyNodes(ParseError):
+    """A page of more nodes than MOST_NODES: its source fails naming the page's URL and
+    archived file and what it holds, before its tree is built whole."""
 
 
 class NestedTooDeep(ParseError, RecursionError):
@@ -109,21 +124,17 @@ class Element:
 
 def parse_html(text: str) -> Element:
     """The document's element tree as a browser builds it; never raises on malformed markup,
-    only NestedTooDeep on a page nested too deep to build in time (MOST_STEPS). An element
-    past MAX_DEPTH is put beside its parent, its own children beside it, as Chromium does."""
+    only NestedTooDeep on a page nested too deep to build in time (MOST_STEPS) and
+    TooManyNodes on one of more nodes than MOST_NODES. An element past MAX_DEPTH is put
+    beside its parent, its own children beside it, as Chromium does."""
     root = Element("#document")
-    # Refused before lexbor builds it: 200 KB of nested <div> took 4 s to parse.
-    if costlier_than(text, MOST_STEPS):
-        page = f"the page from {text.where}" if isinstance(text, PageText) else "a page"
-        raise NestedTooDeep(
-            f"{page} is nested too deeply to read: {_TOO_DEEP}; refused as malformed, no "
-            "provider's page is; if it lasts, report it"
-        )
+    _check_size(text)
     html = LexborHTMLParser(text).root
     if html is None:
         return root
     top = Element(html.tag or "html", _attrs(html))
     root.children.append(top)
+    nodes = 1
     # Depth first, in document order: (the next node to read, the element it goes into, that
     # element's depth), one entry for each open element.
     stack: list[tuple[LexborNode | None, Element, int]] = [(html.first_child, top, 1)]
@@ -141,7 +152,49 @@ def parse_html(text: str) -> Element:
                 stack.append((node.first_child, element, depth + 1))
             else:  # at a browser's depth: its children go beside it, into its parent
                 stack.append((node.first_child, parent, depth))
+        else:
+            continue
+        nodes += 1
+        if nodes > MOST_NODES:  # with their texts, or elements the count above missed
+            raise _too_many(_page(text), text)
     return root
+
+
+def _check_size(text: str) -> None:
+    """NestedTooDeep or TooManyNodes for a page that is, found before lexbor builds it (200 KB
+    of nested <div> took it 4 s, 40 MB of small ones 38 s and 1.9 GB with the copy), in one
+    pass over its elements that stops at the first bound passed: the steps of
+    _html_depth.costlier_than, and the elements beside the comments, counted at once."""
+    left = MOST_NODES - text.count("<!") - text.count("<?")
+    steps = elements = 0
+    for depth, looks in depths(text) if left >= 0 else ():
+        steps += depth if looks else 1
+        elements += 1
+        if steps > MOST_STEPS:
+            raise NestedTooDeep(
+                f"{_page(text)} is nested too deeply to read: {_TOO_DEEP}; refused as malformed, "
+                "no provider's page is; if it lasts, report it"
+            )
+        if elements > left:
+            break
+    if elements > left:
+        raise _too_many(_page(text), text)
+
+
+def _page(text: str) -> str:
+    return f"the page from {text.where}" if isinstance(text, PageText) else "a page"
+
+
+def _too_many(page: str, text: str) -> TooManyNodes:
+    """The refusal of a page past MOST_NODES, with what it holds, counted at once."""
+    comments = text.count("<!") + text.count("<?")
+    starts = text.count("<") - text.count("</") - comments
+    return TooManyNodes(
+        f"{page} has more than {MOST_NODES:,} nodes (elements, texts and comments; it holds "
+        f"some {starts:,} start tags and {comments:,} comments in {len(text):,} characters, "
+        "where a pricing page has a few thousand): refused before it is read whole, as no "
+        "provider's page is; if it lasts, report it"
+    )
 
 
 def _attrs(node: LexborNode) -> dict[str, str]:

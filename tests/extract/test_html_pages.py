@@ -6,12 +6,19 @@ HTML5 parse does. Time against size is in benchmarks/html_pages.py, not here."""
 from __future__ import annotations
 
 import importlib
+import re
 
 import pytest
 
 from chipcost.core.errors import ParseError
 from chipcost.extract import source_modules
-from chipcost.extract._html_tree import MAX_DEPTH, NestedTooDeep, parse_html
+from chipcost.extract._html_tree import (
+    MAX_DEPTH,
+    MOST_NODES,
+    NestedTooDeep,
+    TooManyNodes,
+    parse_html,
+)
 from tests.paths import FIXTURES, ROOT
 from tests.sources import payloads_of
 
@@ -213,3 +220,55 @@ def test_the_depth_pass_reads_every_recorded_page_as_deep_as_the_parse(markup):
             depth = _parsed_depth(parse_html(text))
             passed = min(max((d for d, _ in depths(text)), default=0), MAX_DEPTH)
             assert depth - 1 <= passed <= depth + 2 or depth < 2, (path.name, depth, passed)
+
+
+# Pages of more nodes than any pricing page has, the bulk before the real content: the crusoe
+# page QA sent (its 40 MB, 1,000,000 times over, took 1.9 GB and 38 s), here just enough
+# times to pass the bound; as many comments; and elements under the bound whose texts pass it.
+TOO_MANY = {
+    "110,000 <div><h3> (220,000 elements)": '<div class="pricing-dd"><h3>x</h3></div>' * 110_000,
+    "210,000 comments": "<!---->" * 210_000,
+    "70,000 <b> between texts (210,000 nodes)": "<b>x</b>y" * 70_000,
+}
+
+
+def _nodes(tree) -> int:
+    return sum(1 + sum(isinstance(c, str) for c in e.children) for e in tree.iter())
+
+
+@pytest.mark.parametrize("module_name", sorted(RECORDED))
+def test_each_recorded_page_is_far_below_the_bound_on_nodes(module_name):
+    """The bound leaves a wide margin: the largest recorded page (CoreWeave's) has 3,084."""
+    _, _, page = _page(module_name)
+    assert _nodes(parse_html(page)) < MOST_NODES // 50
+
+
+@pytest.mark.parametrize("module_name", sorted(RECORDED))
+def test_a_page_of_more_nodes_than_a_pricing_page_is_refused_naming_it(module_name, monkeypatch):
+    """Refused in one line naming the page's URL, its archived file and what it holds, before
+    lexbor builds its tree (on c96d2408 it was read whole: a 40 MB one took 1.9 GB)."""
+    from chipcost.extract import _html_tree
+
+    def no_parse(text):
+        raise AssertionError("built the tree of a page the count should have refused")
+
+    monkeypatch.setattr(_html_tree, "LexborHTMLParser", no_parse)
+    module, payload, page = _page(module_name)
+    markup = next(iter(TOO_MANY.values()))
+    grown = payload(RECORDED[module_name], data=(markup + page).encode())
+    with pytest.raises(TooManyNodes) as refused:
+        module.parse([grown])
+    said = str(refused.value)
+    assert said.startswith(f"the page from {grown.url} (archived as {grown.ref}) has more than ")
+    assert f"more than {MOST_NODES:,} nodes" in said and "\n" not in said
+    assert re.search(r"some 22\d,\d{3} start tags and [\d,]+ comments in [\d,]+ characters", said)
+
+
+@pytest.mark.parametrize("markup", TOO_MANY.values(), ids=TOO_MANY.keys())
+def test_each_kind_of_node_counts_toward_the_bound(markup):
+    with pytest.raises(TooManyNodes, match=f"more than {MOST_NODES:,} nodes"):
+        parse_html(markup + "<table><tr><td>H100</td><td>$2.00</td></tr></table>")
+    # Just under it, the same page is read.
+    kept = markup[: len(markup) // 2]
+    tree = parse_html(kept + "<table><tr><td>H100</td><td>$2.00</td></tr></table>")
+    assert tree.find("table") is not None and tree.text().endswith("H100 $2.00")
