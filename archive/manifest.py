@@ -103,14 +103,60 @@ class Entry:
     url: str = ""
     request: dict[str, Any] = field(default_factory=dict)
     charset: str = ""
+    # The payload's size as the writer counted it (None in an entry without the field): the
+    # reader refuses a payload of another size (check_size).
+    size: int | None = None
 
 
 def manifest_entries(manifest: dict[str, Any], path: Path) -> list[Entry]:
-    """The manifest's payload entries; a missing or malformed field names the file and field."""
+    """The manifest's payload entries; a missing or malformed field names the file and field.
+    The manifest must be its own source's (its `source`, when it has one, the directory's
+    name), and list each payload once: one listed twice would be parsed twice."""
+    _check_source(manifest, path)
     raw = manifest.get("payloads")
     if not isinstance(raw, list):
         raise ArchiveError(f"{path}: field 'payloads' is not a list of payloads; {RESTORE}")
-    return [_entry(item, n, path) for n, item in enumerate(raw, start=1)]
+    entries = [_entry(item, n, path) for n, item in enumerate(raw, start=1)]
+    first: dict[str, int] = {}
+    for n, entry in enumerate(entries, start=1):
+        if (earlier := first.setdefault(entry.name, n)) != n:
+            raise ArchiveError(
+                f"{path}: payload {n} ({entry.name}): field 'name' names the file payload "
+                f"{earlier} names: a payload listed twice would be parsed twice; {RESTORE}"
+            )
+    return entries
+
+
+def _check_source(manifest: dict[str, Any], path: Path) -> None:
+    """The manifest's `source` is the directory's it is in (archives before the field have
+    none): one naming another source lists that source's payloads, not this one's."""
+    if "source" not in manifest:
+        return
+    named, directory = manifest["source"], path.parent.name
+    if not isinstance(named, str):
+        raise ArchiveError(f"{path}: field 'source' is not a text; {RESTORE}")
+    if named != directory:
+        raise ArchiveError(
+            f"{path}: field 'source' is {_shown(named)}, not {directory!r}, the source whose "
+            f"directory holds it: not read as {directory}'s payloads; {RESTORE}"
+        )
+
+
+def _shown(value: object) -> str:
+    """A manifest's value as a message shows it: its repr, cut past 60 characters."""
+    said = repr(value)
+    return said if len(said) <= 60 else said[:40] + "…"
+
+
+def check_size(entry: Entry, n: int, size: int, path: Path) -> None:
+    """The payload read for `entry`, the manifest's (at `path`) payload `n`, is the size the
+    manifest says, or an ArchiveError naming the manifest and the field: its sha256 matched,
+    so the field was changed, not the payload."""
+    if entry.size is not None and entry.size != size:
+        raise ArchiveError(
+            f"{path}: payload {n} ({entry.name}): field 'bytes' says {entry.size:,}, but the "
+            f"payload is {size:,} bytes: the manifest was changed; {RESTORE}"
+        )
 
 
 def _entry(item: object, n: int, path: Path) -> Entry:
@@ -149,7 +195,12 @@ def _entry(item: object, n: int, path: Path) -> Entry:
     for key, kind in (("url", str), ("request", dict), ("charset", str)):
         if not isinstance(kept[key], kind):
             raise ArchiveError(f"{where}: field {key!r} has the wrong type; {RESTORE}")
-    return Entry(name, digest, fetched_at, **kept)
+    size = item.get("bytes")
+    if size is not None and (type(size) is not int or size < 0):
+        raise ArchiveError(
+            f"{where}: field 'bytes' {_shown(size)} is not a whole number of bytes; {RESTORE}"
+        )
+    return Entry(name, digest, fetched_at, **kept, size=size)
 
 
 def _text(item: dict[str, Any], key: str, where: str) -> str:

@@ -10,7 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chipcost.archive.manifest import check_complete, manifest_entries, read_manifest
+from chipcost.archive.manifest import (
+    check_complete,
+    check_size,
+    manifest_entries,
+    read_manifest,
+)
 from chipcost.archive.runs import archived_sources
 from chipcost.archive.store import (
     MANIFEST,
@@ -65,7 +70,8 @@ def read_payloads(
     """Every payload a source archived in one run, checked against its manifest.
 
     Nothing in the archive is trusted: names must be files of the source's own directory,
-    nothing on the way may be a symbolic link, every manifest field is checked, and a
+    each listed once, nothing on the way may be a symbolic link, every manifest field is
+    checked (its `source` the directory's, each `bytes` the payload's size), and a
     payload is not inflated beyond max_bytes, nor the source's together beyond
     max_source_bytes, nor the run's (`run_budget`, shared by its sources) beyond its limit.
     """
@@ -80,7 +86,7 @@ def read_payloads(
     entries = manifest_entries(manifest, source_dir / MANIFEST)
     check_complete(manifest, source_dir, len(entries))
     payloads = []
-    for entry in entries:
+    for n, entry in enumerate(entries, start=1):
         path = source_dir / entry.name
         data = _inflate(path, max_bytes, budgets)
         if sha256(data) != entry.sha256:
@@ -88,6 +94,7 @@ def read_payloads(
                 f"{path} does not match its sha256 in the manifest: the file changed; restore "
                 "it from a backup, or remove this source's directory from the run"
             )
+        check_size(entry, n, len(data), source_dir / MANIFEST)
         payloads.append(
             Payload(
                 data=data,

@@ -264,3 +264,97 @@ def test_a_name_longer_than_a_file_name_may_be_is_said_so_not_corrupt(tmp_path):
     assert "field 'name' is 306 characters long, longer than a file name may be" in result.message
     assert "the manifest names a file" in result.message and RESTORE in result.message
     assert long not in result.message  # shown cut, not 300 characters of it
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            lambda m: m["payloads"].append(dict(m["payloads"][0])),
+            "payload 2 (0001.js.gz): field 'name' names the file payload 1 names: a payload "
+            "listed twice would be parsed twice",
+        ),
+        (
+            lambda m: m["payloads"][0].update(bytes="lots"),
+            "payload 1 (0001.js.gz): field 'bytes' 'lots' is not a whole number of bytes",
+        ),
+        (lambda m: m["payloads"][0].update(bytes=-4), "field 'bytes' -4 is not a whole number"),
+        (lambda m: m["payloads"][0].update(bytes=4.0), "field 'bytes' 4.0 is not a whole number"),
+        (lambda m: m["payloads"][0].update(bytes=True), "field 'bytes' True is not a whole number"),
+        (
+            lambda m: m["payloads"][0].update(bytes=5),
+            "payload 1 (0001.js.gz): field 'bytes' says 5, but the payload is 4 bytes",
+        ),
+        (
+            lambda m: m.update(source="lambda"),
+            f"field 'source' is 'lambda', not '{SOURCE}', the source whose directory holds it",
+        ),
+        (lambda m: m.update(source=["lambda"]), "field 'source' is not a text"),
+    ],
+    ids=["listed twice", "bytes text", "bytes below 0", "bytes float", "bytes true",
+         "bytes not the payload's", "another source's", "source not a text"],
+)  # fmt: skip
+def test_a_manifest_field_a_replay_trusted_is_refused_in_one_line(tmp_path, change, words):
+    """On c96d2408 each was read: a payload listed twice was parsed twice (its rejects
+    doubled), any `bytes` passed, and a manifest naming another source was read as this one's."""
+    run_dir = archived(tmp_path, b"data")
+    manifest = rewrite_manifest(run_dir, change)
+    with pytest.raises(ArchiveError) as caught:
+        read_payloads(run_dir, SOURCE)
+    said = str(caught.value)
+    assert said.startswith(f"{manifest}: ") and words in said, said
+    assert said.endswith(RESTORE) and "\n" not in said
+
+
+def test_what_the_writer_writes_passes_the_new_checks(tmp_path):
+    """Its `source` is its directory's, each `bytes` the payload's size, each name once; a
+    manifest without `source` or `bytes` (written before them) is read as before."""
+    run_dir = archived(tmp_path, b"one", b"", b"three")
+    assert [p.data for p in read_payloads(run_dir, SOURCE)] == [b"one", b"", b"three"]
+
+    def older(manifest: dict) -> None:
+        manifest.pop("source")
+        for entry in manifest["payloads"]:
+            entry.pop("bytes")
+
+    rewrite_manifest(run_dir, older)
+    assert [p.data for p in read_payloads(run_dir, SOURCE)] == [b"one", b"", b"three"]
+
+
+def test_a_replayed_run_fails_only_the_sources_whose_manifest_is_refused(tmp_path, archive_copy):
+    """QA's cases in one archived run of the sample: nebius's manifest lists a payload twice,
+    gmicloud's says it is lambda's, lium's gives `bytes` as "lots". Each of those sources fails
+    with one line naming its manifest and the field; the run's other sources load, and nothing
+    of the three is loaded (nebius's rejects were loaded twice over)."""
+    import duckdb
+
+    from tests import warehouses
+    from tests.collecting import collect
+
+    run_dir = sorted(archive_copy.iterdir())[0]
+
+    def planted(source: str, change) -> Path:
+        path = run_dir / source / MANIFEST
+        manifest = json.loads(path.read_text())
+        change(manifest)
+        path.write_text(json.dumps(manifest))
+        return path
+
+    broken = {
+        "nebius": (lambda m: m["payloads"].append(m["payloads"][0]), "field 'name'"),
+        "gmicloud": (lambda m: m.update(source="lambda"), "field 'source' is 'lambda'"),
+        "lium": (lambda m: m["payloads"][0].update(bytes="lots"), "field 'bytes' 'lots'"),
+    }
+    paths = {source: planted(source, change) for source, (change, _) in broken.items()}
+    db = warehouses.new(tmp_path / "w.duckdb")
+    [outcome] = collect(replay=str(run_dir), db=str(db), data_dir=str(tmp_path))
+    said = {s.source: (s.status, s.message) for s in outcome.run.sources}
+    for source, (_, words) in broken.items():
+        status, message = said.pop(source)
+        assert status == "failed" and message.startswith(f"{paths[source]}: ") and words in message
+        assert "\n" not in message
+    assert said and {status for status, _ in said.values()} == {"ok"}
+    assert outcome.run.status == "partial"
+    with duckdb.connect(str(db), read_only=True) as con:
+        loaded = con.sql("SELECT source FROM rejects UNION SELECT source FROM observations")
+        assert not {source for (source,) in loaded.fetchall()} & set(broken)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 import threading
 from dataclasses import dataclass
@@ -103,6 +104,8 @@ def test_one_failing_source_does_not_take_down_the_others(tmp_path, archive_copy
     monkeypatch.setattr(collect_module, "registry", lambda: {**real, broken.name: broken})
     run_dir = sorted(archive_copy.iterdir())[0]
     shutil.copytree(run_dir / "aws-pricing-api", run_dir / "broken-test")
+    manifest = run_dir / "broken-test" / "manifest.json"  # its own source's (docs/archive.md)
+    manifest.write_text(json.dumps(json.loads(manifest.read_text()) | {"source": "broken-test"}))
     # Payloads without their manifest: lost, or a run stopped before writing it.
     (run_dir / "vastai" / "manifest.json").unlink()
     db = warehouses.new(tmp_path / "w.duckdb")
