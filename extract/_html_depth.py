@@ -128,15 +128,3 @@ def depths(text: str) -> Iterator[tuple[int, bool]]:
                 marks[i].append(place)
             stack.append(tag)
             yield place + 2, rule is not None
-
-
-def costlier_than(text: str, most: int) -> bool:
-    """Whether building the page's tree would take the HTML5 parse more than `most` steps: a
-    start tag that looks down the open elements (CLOSES) costs the levels it opens at, any
-    other one step. Read no further than the step past `most`."""
-    steps = 0
-    for depth, looks in depths(text):
-        steps += depth if looks else 1
-        if steps > most:
-            return True
-    return False

@@ -37,7 +37,7 @@ BLOCK = frozenset({"br", "p", "div", "li", "td", "th", "tr"})
 # No pricing page nests a tenth as deep.
 MAX_DEPTH = 512
 # The most steps the HTML5 parse may take looking down the open elements (_html_depth's
-# costlier_than): about 0.1 s of lexbor's time, some 6,000 nested `<div>` (a pricing page takes
+# depths): about 0.1 s of lexbor's time, some 6,000 nested `<div>` (a pricing page takes
 # a few hundred thousand). Past it the page is refused before the parse: its time grows with
 # the square of its depth (20,000 nested `<div>`: a second; 40,000: four).
 MOST_STEPS = 20_000_000
@@ -164,7 +164,7 @@ def _check_size(text: str) -> None:
     """NestedTooDeep or TooManyNodes for a page that is, found before lexbor builds it (200 KB
     of nested <div> took it 4 s, 40 MB of small ones 38 s and 1.9 GB with the copy), in one
     pass over its elements that stops at the first bound passed: the steps of
-    _html_depth.costlier_than, and the elements beside the comments, counted at once."""
+    _html_depth.depths, and the elements beside the comments, counted at once."""
     left = MOST_NODES - text.count("<!") - text.count("<?")
     steps = elements = 0
     for depth, looks in depths(text) if left >= 0 else ():
