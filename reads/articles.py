@@ -10,14 +10,15 @@ from dataclasses import replace
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.reads.compare import compare, compare_in
+from chipcost.reads.compare import LEANING_AT, compare, compare_in
 from chipcost.reads.cost import CostRanking, rank_cost
 from chipcost.reads.cost_asked import Ask, every_offer
 from chipcost.reads.your_prices import YourPrices
 from chipcost.transform.comparison import cost_ranges
 from chipcost.transform.cost import CostQuestion
+from chipcost.transform.evidence import Reading
 from chipcost.transform.rows import CostRow, FigureRow, figure_rows
-from chipcost.transform.verdict import figure_kind
+from chipcost.transform.verdict import costs_at_point, figure_kind
 from chipcost.warehouse.cost_per_token import Figures, figures
 
 # The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
@@ -62,6 +63,20 @@ def _figure_text(row: CostRow) -> str:
     return f"{tps:,.0f} tok/s per chip ({', '.join(said)})"
 
 
+def _reading_text(figure: Reading) -> str:
+    """A published figure a verdict rests on, as _figure_text says an offer's."""
+    return _figure_text(
+        {
+            "throughput_kind": figure.kind,
+            "throughput_scenario": figure.scenario,
+            "precision": figure.precision,
+            "throughput_tokens_per_second_per_user": figure.tokens_per_second_per_user,
+            "throughput_operating_point": figure.operating_point,
+            "tokens_per_second_per_chip": figure.tokens_per_second_per_chip,
+        }  # type: ignore[typeddict-item]  # the fields _figure_text reads
+    )
+
+
 # The chips whose throughput against per-user speed the report and the explorer draw (Llama 3
 # 70B inference): those the articles ask about.
 CURVE_CHIPS = ("H100-SXM", "H200", "B200", "MI300X", "Trainium2", "TPU-v6e")
@@ -89,8 +104,9 @@ def speed_curve(con: duckdb.DuckDBPyConnection, model: str = "llama-3-70b") -> l
 
 def _caveats(notes: list[str]) -> str:
     """The comparison's notes that qualify the answer (not the speed asked, the fit rule or
-    your discounts, which each offer's `discount` names)."""
-    said = ("throughput at", "fits:", "after your discounts")
+    your discounts, which each offer's `discount` names, nor what the table's verdict cell
+    says its costs are: the answer is its sentence)."""
+    said = ("throughput at", "fits:", "after your discounts", LEANING_AT)
     return "; ".join(n for n in notes if not n.startswith(said))
 
 
@@ -147,6 +163,26 @@ def _answer(
         return {**row, "why_not": f"{chip_a} against {chip_b}: {why}"}
     line = result.lines[0]  # on demand first (pricing_order)
     a, b = line.a, line.b
+    # compare's numbers: where both chips are measured at one point, both costs and figures
+    # are the verdict's there (its table's $/M), else each offer's own
+    judged = line.verdict
+    costs = costs_at_point(judged, a, b)
+    fa, fb = judged.a_figure, judged.b_figure
+    shown: dict[str, object] = {
+        "a_usd_per_million_tokens": a["usd_per_million_tokens"],
+        "b_usd_per_million_tokens": b["usd_per_million_tokens"],
+        "a_figure": _figure_text(a),
+        "b_figure": _figure_text(b),
+        **cost_ranges(a, b),
+    }
+    if costs is not None and fa is not None and fb is not None:
+        shown = {
+            "a_usd_per_million_tokens": costs[0],
+            "b_usd_per_million_tokens": costs[1],
+            "a_figure": _reading_text(fa),
+            "b_figure": _reading_text(fb),
+            **cost_ranges(a, b, (fa, fb)),
+        }
     return {
         **row,
         "pricing_model": a["pricing_model"],
@@ -170,17 +206,13 @@ def _answer(
                 ("worst_case_change", line.worst),
             )
         },
-        "a_usd_per_million_tokens": a["usd_per_million_tokens"],
-        "b_usd_per_million_tokens": b["usd_per_million_tokens"],
         "a_where": f"{a['provider']} {a['region']}",
         "b_where": f"{b['provider']} {b['region']}",
         # the discount each offer got ('60% EDP'), None where none applied
         "a_discount": a.get("discount"),
         "b_discount": b.get("discount"),
         "same_provider": line.same_provider,
-        "a_figure": _figure_text(a),
-        "b_figure": _figure_text(b),
-        **cost_ranges(a, b),
+        **shown,
         "a_figure_at_speed": a.get("throughput_at_speed") is not False,
         "b_figure_at_speed": b.get("throughput_at_speed") is not False,
         "caveats": _caveats(result.notes),

@@ -32,9 +32,9 @@ from chipcost.transform.comparison import (
     pricing_order,
     shared_pricing,
 )
-from chipcost.transform.cost import CostQuestion
+from chipcost.transform.cost import CostQuestion, cost_text
 from chipcost.transform.rows import CostRow, FigureRow
-from chipcost.transform.verdict import costs_at_point
+from chipcost.transform.verdict import Evidence, basis_words, costs_at_point, said_elsewhere
 from chipcost.warehouse.cost_per_token import Figures
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
@@ -230,10 +230,37 @@ def _compared(
             f"{where}; widen {both.voice.either('provider', 'region', 'pricing_model')}"
         )
     notes = [*([both.model_note] if both.model_note else []), *free.values()]
+    notes += basis_notes(lines, evidence)
     notes += speed_notes(both, rows)
     notes += fit_notes(parameters, both, rows)
     notes += both.mine.notes([row for line in lines for row in (line.a, line.b)])
     return CompareResult(chip_a, chip_b, ranking, lines, published, notes, elsewhere)
+
+
+# How the note on a table's leaning at other costs than its columns' begins ('cannot say, ~19%
+# dearer at $0.1608 vs $0.1357/M'): a table's, not a sentence's (the report words the answer).
+LEANING_AT = "verdict at $A vs $B/M"
+
+
+def basis_notes(lines: list[Comparison], evidence: Evidence) -> list[str]:
+    """Where an answer rests on other figures than the offers' own at the asked speed (those
+    `cost` prices them at): which, once, and each offer's own cost on the first such line."""
+    for line in lines:
+        if said_elsewhere(line.verdict, line.a, line.b) is None:
+            continue
+        a, b = line.a, line.b
+        basis = basis_words(line.verdict, a, b, evidence)
+        if costs_at_point(line.verdict, a, b) is None:  # the cell gives both costs
+            return [f"{LEANING_AT}: both offers' costs at the figures it rests on: {basis}"]
+        currency = str(a.get("currency") or "USD")
+        own = ", ".join(
+            f"{row['chip']} {cost_text(row['usd_per_million_tokens'], currency)}" for row in (a, b)
+        )
+        return [
+            f"$/M: at the figures the verdict rests on, not each offer's own at the asked speed, "
+            f"by which `chipcost cost` prices it ({code_words(line.pricing)}: {own}): {basis}"
+        ]
+    return []
 
 
 def _free_baselines(

@@ -13,6 +13,7 @@ import duckdb
 from chipcost.core.errors import ChipcostError
 from chipcost.reads.cost_asked import Ask
 from chipcost.reads.cost_notes import (
+    basis_notes,
     check_chips,
     coverage_notes,
     fit_notes,
@@ -294,7 +295,8 @@ def rank_cost(
     notes = [ask.model_note] if ask.model_note else []
     bounds = {r.throughput_id for r in evidence.readings() if r.lower_bound}
     notes += speed_notes(ask, rows, bounds) + coverage_notes(priced, known, parameters, ask)
-    notes += baseline_notes + fit_notes(parameters, ask, rows) + ask.mine.notes(rows)
+    notes += baseline_notes + basis_notes(shown)
+    notes += fit_notes(parameters, ask, rows) + ask.mine.notes(rows)
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
         header=_header(ask, question),

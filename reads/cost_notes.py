@@ -397,6 +397,20 @@ def speed_notes(ask: Ask, rows: list[CostRow], bounds: Collection[str] = ()) -> 
     return notes
 
 
+def basis_notes(rows: Sequence[CostRow]) -> list[str]:
+    """Where a row's vs cell rests on figures other than the offers' own ('48% dearer at $0.1387
+    vs $0.0938/M'): which figures, once per pair of chips (vs_baseline_basis)."""
+    bases = dict.fromkeys(str(r["vs_baseline_basis"]) for r in rows if r.get("vs_baseline_basis"))
+    said = [f"vs ... at $A vs $B/M, likewise: {basis}" for basis in bases]
+    if said:
+        said[0] = (
+            "vs ... at $A vs $B/M: the answer rests on other figures than the offers' own (those "
+            "each row is ranked by, its $/M tokens), and $A and $B are the row's and the "
+            f"baseline's offers' costs per million tokens at them: {next(iter(bases))}"
+        )
+    return said
+
+
 def point_text(row: CostRow) -> str:
     """'latency-bound, 51.0 tok/s per user' for a figure's operating point."""
     point = str(row.get("throughput_operating_point") or "operating point not stated")

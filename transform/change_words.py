@@ -39,14 +39,27 @@ LEANING_MARKS = {
 }
 
 
+# What a leaning on a derived estimate that is not at the measured chip's point says ('~31x
+# dearer (est. elsewhere)'): the estimate's own words say where it is (Estimate.unlike).
+ESTIMATE_ELSEWHERE = "(est. elsewhere)"
+ELSEWHERE_NOTE = (
+    f"{ESTIMATE_ELSEWHERE}: the estimate it leans on is not at the measured chip's point (the "
+    "evidence says where it is), no verdict"
+)
+
+
 def leaning_notes(cells: Iterable[str]) -> list[str]:
     """The notes of the marks these cells show: a leaning's ('cannot say, ~3.6x dearer',
-    'cannot say, ~≥5.3x dearer'), or a break-even's ('≥4,423', 'H100-SXM ≥4,156')."""
+    'cannot say, ~≥5.3x dearer'), or a break-even's ('≥4,423', 'H100-SXM ≥4,156'), and an
+    estimate's not at the point ('(est. elsewhere)')."""
     shown: set[str] = set()
+    elsewhere = False
     for cell in filter(None, cells):
         said = cell.partition(", ")[2] if ", " in cell else cell.rpartition(" ")[2]
         shown.update(said[:2])
-    return [said for mark, said in LEANING_MARKS.items() if mark in shown]
+        elsewhere = elsewhere or ESTIMATE_ELSEWHERE in cell
+    notes = [said for mark, said in LEANING_MARKS.items() if mark in shown]
+    return notes + [ELSEWHERE_NOTE] * elsewhere
 
 
 def times_words(change: float) -> str:

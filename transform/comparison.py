@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chipcost.transform.evidence import Verdict
+from chipcost.transform.evidence import Reading, Verdict
 from chipcost.transform.rows import CostRow
 from chipcost.transform.verdict import Evidence, cost_at, figure_kind, judge
 
@@ -107,11 +107,21 @@ def comparison(
     return Comparison(pricing, a, b, same, judge(a, b, evidence))
 
 
-def cost_ranges(a: CostRow, b: CostRow) -> dict[str, object]:
+def cost_ranges(
+    a: CostRow, b: CostRow, at_point: tuple[Reading, Reading] | None = None
+) -> dict[str, object]:
     """Each side's figure kind and the cost per million tokens its range allows (its point
-    cost at both ends for a published figure): what the report's chart draws."""
+    cost at both ends for a published figure): what the report's chart draws. `at_point`:
+    the figures a verdict rests on (Verdict.a_figure, b_figure), published ones, where the
+    answer's costs are theirs (costs_at_point) rather than each offer's own figure's."""
     found: dict[str, object] = {}
-    for side, row in (("a", a), ("b", b)):
+    for n, (side, row) in enumerate((("a", a), ("b", b))):
+        if at_point is not None:
+            figure = at_point[n]
+            found[f"{side}_kind"] = figure_kind({"kind": figure.kind, "scenario": figure.scenario})
+            cost = cost_at(row, figure.tokens_per_second_per_chip)
+            found[f"{side}_cost_low"] = found[f"{side}_cost_high"] = cost
+            continue
         tps = row["tokens_per_second_per_chip"]
         low = row.get("throughput_range_low") or tps
         high = row.get("throughput_range_high") or tps

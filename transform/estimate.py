@@ -8,7 +8,15 @@ from collections.abc import Sequence
 
 from chipcost.transform.derivation_fit import band_around, catalogue, group_names, size_group
 from chipcost.transform.derived_source import derived_parts
-from chipcost.transform.evidence import Estimate, Reading, point_of, unlike_words
+from chipcost.transform.evidence import (
+    Estimate,
+    Point,
+    Reading,
+    differences,
+    point_of,
+    unlike_words,
+)
+from chipcost.transform.precision import precision_class
 
 
 def estimate_at(
@@ -33,8 +41,14 @@ def estimate_at(
     factor = fitted.factor(chip, parameters, None if speed == "max" else float(speed))
     value = raw * (factor.value if factor else 1.0)
     # a per-user speed bound never gives more than full load does; nor does the anchor's
-    # precision where the chip has no peak of its own at it
-    value = min(value, *_ceilings(chip, anchor, parameters, readings, speed))
+    # precision where the chip has no peak of its own at it. A ceiling of figures at other
+    # points (its stored derived maximum, its published ones) makes the estimate theirs: it
+    # says where they are, as training's says its precision.
+    unlike = _derived_where(anchor, precision)
+    ceiling = min(_ceilings(chip, anchor, parameters, readings, speed), key=lambda c: c[0])
+    if ceiling[0] < value:
+        value, unlike = ceiling[0], ceiling[1] or unlike
+        precision = ceiling[2] or precision  # its band is of the figure it is
     vendor = fitted.vendors.get(chip)
     names = group_names(
         size=size_group(parameters),
@@ -43,7 +57,6 @@ def estimate_at(
         calibrated=bool(factor and factor.chip),
     )
     band = band_around(value, fitted.bands, names)
-    unlike = unlike_words(precision, point_of(anchor))
     if band is None:
         error = f"error unknown: no out-of-sample check of {vendor or 'its vendor'}'s chips"
         return Estimate(value, None, error, unlike)
@@ -54,31 +67,66 @@ def estimate_at(
 
 def _ceilings(
     chip: str, anchor: Reading, parameters: float | None, readings: Sequence[Reading], speed: str
-) -> list[float]:
+) -> list[tuple[float, str, str | None]]:
     """What `chip` does for the anchor's model at full load, the cap of any figure under a
     speed bound, as the stored derived figures are capped (derivation.capped_at_load):
     its derived maximum throughput at the anchor's shape and its stored one, and the median of
-    its published maximum-throughput figures."""
+    its published maximum-throughput figures; each with where it is, where that is not the
+    anchor's point ('' where it is), and the precision of a stored derived one."""
     from statistics import median
 
     from chipcost.transform.derivation_error import derived_at
 
-    found: list[float] = []
+    found: list[tuple[float, str, str | None]] = []
     at_max = None if speed == "max" else derived_at(chip, anchor, "max")  # else the value is it
     if at_max is not None:
         factor = catalogue().factor(chip, parameters, None)
-        found.append(at_max[0] * (factor.value if factor else 1.0))
+        found.append((at_max[0] * (factor.value if factor else 1.0), "", None))
     at_load = [
         r for r in readings
         if r.chip == chip and r.model == anchor.model and r.operating_point == "max-throughput"
     ]  # fmt: skip
     published = [r.tokens_per_second_per_chip for r in at_load if r.origin != "derived"]
     if published:
-        found.append(median(published))
+        found.append(
+            (median(published), "at the median of its published maximum-throughput figures, "
+             "not this point", None)
+        )  # fmt: skip
     # its stored derived maximum too, at its own precision: a chip with no peak at the
     # anchor's (TPU v6e has no FP8) is derived above what it does at full load otherwise
-    found += [r.tokens_per_second_per_chip for r in at_load if r.origin == "derived"]
-    return found or [float("inf")]
+    point = point_of(anchor)
+    found += [
+        (r.tokens_per_second_per_chip, _elsewhere(point_of(r), point), r.precision)
+        for r in at_load
+        if r.origin == "derived"
+    ]
+    return found or [(float("inf"), "", None)]
+
+
+def _derived_where(anchor: Reading, precision: str) -> str:
+    """Where an inference estimate is derived, where that is not the anchor's point: at the
+    anchor's precision class ('at FP8, not the point's FP4' where the chip has no peak at it),
+    and at the derivation's own request shape where the anchor's has none (a benchmark's own
+    requests: 'at 1,000 in / 1,000 out tokens, FP8 (the derivation's request shape), not this
+    point'); '' where it is at the point."""
+    from chipcost.transform.references import roofline_settings
+
+    point = point_of(anchor)
+    if anchor.input_tokens and anchor.output_tokens:
+        return unlike_words(precision, point)
+    settings = roofline_settings()
+    shape = f"{settings.input_tokens:,} in / {settings.output_tokens:,} out tokens"
+    said = precision_class(precision) or precision.upper()
+    return f"at {shape}, {said} (the derivation's request shape), not this point"
+
+
+def _elsewhere(mine: Point, point: Point) -> str:
+    """'at 1,000 in / 1,000 out tokens, FP8 (its derived maximum throughput), not this point'
+    where a stored derived figure is not at `point` (its request shape or precision), else ''."""
+    if not any(d.startswith(("request shape", "precision")) for d in differences(mine, point)):
+        return ""
+    shape, precision = mine.words().split(", ")[:2]
+    return f"at {shape}, {precision} (its derived maximum throughput), not this point"
 
 
 def training_estimate(chip: str, readings: Sequence[Reading], anchor: Reading) -> Estimate | None:

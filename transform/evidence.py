@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from chipcost.core.figures import KIND_CLASSES
-from chipcost.transform.change_words import change_words, times_words
+from chipcost.transform.change_words import ESTIMATE_ELSEWHERE, change_words, times_words
 from chipcost.transform.precision import precision_class
 
 # Figures of two systems are compared when one has at most this many times the other's chips:
@@ -322,7 +322,7 @@ def _preference(point: Point, mine: list[Reading], theirs: list[Reading]) -> tup
     return (bounds, point.shape[0] == "dataset", kinds[1], kinds[0], *order)
 
 
-def _publication(reading: Reading) -> tuple[bool, str, str]:
+def publication(reading: Reading) -> tuple[bool, str, str]:
     """The document a figure was published in (one MLPerf round, one InferenceX run, one NeMo
     release), newest last: its date (undated first) and its source."""
     date = reading.source_date or "undated"
@@ -336,13 +336,13 @@ def one_publication(
     only those are set against each other (the newest such, where several are), not one
     chip's MLPerf v6.0 result against the other's v5.1. Where no publication holds both,
     every figure of each."""
-    shared = {_publication(r) for r in mine} & {_publication(r) for r in theirs}
+    shared = {publication(r) for r in mine} & {publication(r) for r in theirs}
     if not shared:
         return mine, theirs
     newest = max(shared)
     return (
-        [r for r in mine if _publication(r) == newest],
-        [r for r in theirs if _publication(r) == newest],
+        [r for r in mine if publication(r) == newest],
+        [r for r in theirs if publication(r) == newest],
     )
 
 
@@ -495,14 +495,16 @@ class Verdict:
         ratio = self.break_even / self.estimate.value
         change = ratio - 1 if self.needs == "a" else 1 / ratio - 1
         words = times_words(change)
+        # an estimate that is not at the measured side's point says so (Estimate.unlike)
+        elsewhere = f" {ESTIMATE_ELSEWHERE}" if self.estimate.unlike else ""
         if not self.break_even_least:
-            return f"~{words}"
+            return f"~{words}{elsewhere}"
         # The measured side does at least its figure: B's lowers B's cost (A leans dearer
         # still), A's lowers A's. A leaning that way is a least, the other way a most.
         dearer = self.needs == "a"
         if words == "as cheap":  # too small to have a side
-            return f"~as cheap or {'dearer' if dearer else 'cheaper'}"
-        return f"~{'≥' if (change > 0) == dearer else '≤'}{words}"
+            return f"~as cheap or {'dearer' if dearer else 'cheaper'}{elsewhere}"
+        return f"~{'≥' if (change > 0) == dearer else '≤'}{words}{elsewhere}"
 
     def cell_words(self) -> str:
         """The answer in a table cell: the change where a verdict is drawn ('32% cheaper'),
@@ -519,10 +521,12 @@ class Verdict:
             said = f"{chip_a} is {self.change_words()} per token than {chip_b}"
             return said + self._bound_words(names)
         if self.bound and not self.anchor:
+            needs, other = names[self.needs], names["b" if self.needs == "a" else "a"]
             return (
                 f"cannot say: at this speed {self._bound_words(names)[2:]}, and "
-                f"{chip_a} must do {self.break_even:,.0f} tok/s per chip to cost as little per "
-                f"token as {chip_b} ({self.point}); measure "
+                f"{needs} must do {'at least ' * self.break_even_least}"
+                f"{self.break_even:,.0f} tok/s per chip to cost as little per token as {other} "
+                f"({self.point}); measure "
                 f"{' and '.join(names[s] for s in self.bound)} at the speed (`chipcost measure`)"
             )
         if not self.anchor:
@@ -539,15 +543,21 @@ class Verdict:
             f"per chip at {anchor}'s point ({self.point}) to match {anchor}'s measured cost "
             f"per token{self._bound_words(names)}"
         )
+        elsewhere = ""
         if self.estimate is not None:
             there = self.estimate.words(self.break_even, least=least)
-            said += f"; {needs}'s derived estimate there {there}"
+            # an estimate at another point is no estimate "there": it says where it is
+            said += f"; {needs}'s derived estimate {'' if self.estimate.unlike else 'there '}"
+            said += there
+            if self.estimate.unlike:
+                elsewhere = " (which way it leans rests on that estimate, at another point)"
         how = "`chipcost throughput add`" if self.workload == "training" else "`chipcost measure`"
         if self.differ:
             return said + (
                 f"; the published figures differ ({self.differ}): {how} {needs} at that point"
+                f"{elsewhere}"
             )
-        return said + f"; no {needs} measurement at that point: {how} it"
+        return said + f"; no {needs} measurement at that point: {how} it{elsewhere}"
 
     def _bound_words(self, names: dict[str, str]) -> str:
         """'; B200's figure is a lower bound (its curve's slowest point, 68 tok/s per user,

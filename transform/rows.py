@@ -141,6 +141,8 @@ class CostRow(TypedDict, total=False):
     # figures other than the offers' own (the point both chips are measured at)
     usd_per_million_tokens_at_point: float | None
     baseline_usd_per_million_tokens_at_point: float | None
+    # the figures vs_baseline rests on where they are not the offers' own, in words
+    vs_baseline_basis: str | None
 
 
 def figure_rows(rows: list[dict[str, object]]) -> list[FigureRow]:

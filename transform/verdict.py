@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from chipcost.transform.change_words import AS_CHEAP, change_words
+from chipcost.transform.cost import cost_text
 from chipcost.transform.derivation_fit import (
     band_around,
     catalogue,
@@ -37,9 +38,11 @@ from chipcost.transform.evidence import (
     Match,
     Reading,
     Verdict,
+    differences,
     matched,
     point_of,
     point_order,
+    publication,
     published,
     why_unmatched,
 )
@@ -91,6 +94,7 @@ class _Found:
     """What an Evidence has worked out, by what it was asked."""
 
     readings: list[Reading] | None = None
+    by_id: dict[str, Reading] | None = None
     published: dict[str, list[Reading]] = field(default_factory=dict)
     matched: dict[tuple[str, str], Match | None] = field(default_factory=dict)
     why: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -137,6 +141,12 @@ class Evidence:
             (chip_a, chip_b),
             lambda: why_unmatched(self.published(chip_a), self.published(chip_b)),
         )
+
+    def reading(self, throughput_id: object) -> Reading | None:
+        """The reading of a figure by its id, None where none is held."""
+        if self._found.by_id is None:
+            self._found.by_id = {r.throughput_id: r for r in self.readings()}
+        return self._found.by_id.get(str(throughput_id))
 
     def estimate_at(self, chip: str, anchor: Reading) -> Estimate | None:
         """`chip`'s derived figure at the point of `anchor`."""
@@ -228,15 +238,33 @@ def at_match(price_a: float, price_b: float, match: Match) -> Verdict:
         not bound or (bound == "a" and word == "cheaper") or (bound == "b" and word == "dearer")
     )
     if not decided:
+        # The break-even is asked of the chip whose figure is a lower bound, at the other's
+        # figure (of two lower bounds, the looser: bounded), whichever chip is named first.
+        needs = bounded(fa, fb) if bound == "ab" else bound
+        if needs == "b":
+            break_even = price_b * ta / price_a
         return Verdict(
-            "cannot say", break_even, break_even / ta, point=point, a_figure=fa, b_figure=fb,
-            a_spread=spread_a, b_spread=spread_b, bound=bound, bound_change=change,
+            "cannot say", break_even, break_even / (ta if needs == "a" else tb), point=point,
+            needs=needs, a_figure=fa, b_figure=fb, a_spread=spread_a, b_spread=spread_b,
+            bound=bound, bound_change=change,
         )  # fmt: skip
     return Verdict(
         word, break_even, break_even / ta, change=change, point=point,
         best=best, worst=worst, a_figure=fa, b_figure=fb,
         a_spread=spread_a, b_spread=spread_b, bound=bound,
     )  # fmt: skip
+
+
+def bounded(fa: Reading, fb: Reading) -> str:
+    """Of two figures that are both lower bounds at the asked speed, the side whose bound is
+    the looser, 'a' or 'b': the one read furthest above the asked speed (its curve's slowest
+    point the fastest per user), then the chip first by name; what the answer asks to reach
+    the break-even, the same whichever chip is named first."""
+    keys = {
+        side: (-(figure.tokens_per_second_per_user or 0.0), figure.chip)
+        for side, figure in (("a", fa), ("b", fb))
+    }
+    return min(keys, key=lambda side: keys[side])
 
 
 def _pair_words(price_a: float, price_b: float, fa: Reading, fb: Reading) -> str:
@@ -285,12 +313,113 @@ def costs_at_point(judged: Verdict, a: CostRow, b: CostRow) -> tuple[float, floa
     return cost_at(a, fa.tokens_per_second_per_chip), cost_at(b, fb.tokens_per_second_per_chip)
 
 
+def figures_said(judged: Verdict) -> tuple[float, float] | None:
+    """A's and B's tokens/s per chip the verdict's words rest on: each side's figure at the
+    point both are measured at (a verdict, or bounds that decide none); where only one is
+    measured and the words lean (Verdict.leaning), the other's derived estimate at its point
+    against its figure; None where the words rest on no figures of both (no verdict, no
+    leaning)."""
+    fa, fb = judged.a_figure, judged.b_figure
+    if fa is not None and fb is not None:
+        return fa.tokens_per_second_per_chip, fb.tokens_per_second_per_chip
+    found, fixed = judged.estimate, fa or fb
+    if not judged.anchor or found is None or fixed is None or not judged.leaning():
+        return None
+    measured = fixed.tokens_per_second_per_chip
+    return (measured, found.value) if judged.anchor == "a" else (found.value, measured)
+
+
+def said_elsewhere(judged: Verdict, a: CostRow, b: CostRow) -> tuple[float, float] | None:
+    """A's and B's cost per million tokens at the figures the verdict's words rest on
+    (figures_said), where either is not that offer's own figure at the asked speed (its cost
+    per token as every read gives it); None where the words rest on the offers' own."""
+    found = figures_said(judged)
+    if found is None:
+        return None
+    own = (a["tokens_per_second_per_chip"], b["tokens_per_second_per_chip"])
+    if all(math.isclose(t, mine, rel_tol=1e-9) for t, mine in zip(found, own, strict=True)):
+        return None
+    return cost_at(a, found[0]), cost_at(b, found[1])
+
+
+def vs_words(judged: Verdict, a: CostRow, b: CostRow) -> str:
+    """The verdict in a cell, as compare's table words it (Verdict.cell_words), and, where it
+    rests on figures other than the offers' own, both costs per million tokens there: '48%
+    dearer at $0.1387 vs $0.0938/M' on a row whose own cost is $0.1355 (its chip's figure at
+    the asked speed is of another MLPerf round than the one both chips are measured in)."""
+    words = judged.cell_words()
+    costs = said_elsewhere(judged, a, b)
+    if costs is None:
+        return words
+    currency = str(a.get("currency") or "USD")
+    mine, theirs = (cost_text(cost, currency) for cost in costs)
+    return f"{words} at {mine} vs {theirs}/M"
+
+
+def basis_words(judged: Verdict, a: CostRow, b: CostRow, evidence: Evidence) -> str:
+    """The figures a verdict's words rest on, where they are not the offers' own, and how
+    each differs from its offer's own: 'MI300X against H100-SXM at MLPerf Inference's own
+    requests, FP8, 8-32 chips: MI300X mlperf-v5.1-..., 3,108 tok/s per chip, not its own 3,183
+    (MLPerf Inference v6.0 ...: one publication holds both chips' figures at the point);
+    H100-SXM mlperf-v5.1-..., 3,821 tok/s per chip, its own'."""
+    chips, rows = {"a": str(a["chip"]), "b": str(b["chip"])}, {"a": a, "b": b}
+    point = judged.point.split("; ")[0]  # the software each ran is compare's to say
+    said = []
+    for side in "ab":
+        figure = judged.a_figure if side == "a" else judged.b_figure
+        if figure is not None:
+            tps = figure.tokens_per_second_per_chip
+            text = f"{chips[side]} {figure.throughput_id}, {tps:,.0f} tok/s per chip"
+        elif judged.estimate is not None:  # the unmeasured side of a leaning: its estimate
+            tps, unlike = judged.estimate.value, judged.estimate.unlike
+            # at the point, or where it says it is
+            text = f"{chips[side]}'s derived estimate{' there' * (not unlike)}, "
+            text += f"{tps:,.0f} tok/s per chip" + (f" {unlike}" if unlike else "")
+        else:  # said_elsewhere gives no basis without one
+            continue
+        said.append(text + _own_words(tps, figure, rows[side], evidence))
+    if judged.a_figure is not None and judged.b_figure is not None:
+        head = f"{chips['a']} against {chips['b']} at {point}"
+    else:
+        head = f"{chips['a']} against {chips['b']} at {chips[judged.anchor]}'s point ({point})"
+    return f"{head}: {'; '.join(said)}"
+
+
+def _own_words(tps: float, figure: Reading | None, row: CostRow, evidence: Evidence) -> str:
+    """', its own' where `tps` is the offer's own figure at the asked speed; else ', not its
+    own 3,183' and why: its own is at another point, or of another publication (one holds both
+    chips' figures at a point, where one does)."""
+    mine = row["tokens_per_second_per_chip"]
+    if math.isclose(tps, mine, rel_tol=1e-9):
+        return ", its own"
+    said = f", not its own {mine:,.0f}"
+    own = evidence.reading(row.get("throughput_id"))
+    if own is None:
+        return said
+    if figure is None or differences(point_of(own), point_of(figure)):
+        return f"{said} at {point_of(own).words()}"
+    if publication(own) != publication(figure):
+        return (
+            f"{said} ({own.source}: one publication holds both chips' figures at the point, "
+            "where one does)"
+        )
+    return f"{said} ({own.throughput_id})"
+
+
+def table_words(judged: Verdict, a: CostRow, b: CostRow) -> str:
+    """The verdict in compare's table, whose $/M columns give both costs at the point both
+    chips are measured at where they are (costs_at_point), else the offers' own: the words,
+    with both costs they rest on where the columns do not give them (a leaning on an
+    estimate that is not the offer's own figure)."""
+    return judged.cell_words() if costs_at_point(judged, a, b) else vs_words(judged, a, b)
+
+
 # What with_verdicts adds to a row with no baseline to judge it against.
 _NOT_SAID: CostRow = {
     "usd_per_million_tokens_at_point": None, "baseline_usd_per_million_tokens_at_point": None,
     "break_even_tokens_per_second_per_chip": None, "break_even_share": None,
     "break_even_for": None, "break_even_at_least": None, "verdict": None, "verdict_point": None,
-    "in_words": None, "vs_baseline_at_point": None,
+    "in_words": None, "vs_baseline_at_point": None, "vs_baseline_basis": None,
 }  # fmt: skip
 
 
@@ -334,11 +463,18 @@ def with_verdicts(
         row["verdict"] = judged.word
         row["verdict_point"] = judged.point
         row["in_words"] = judged.sentence(str(row["chip"]), baseline)
-        # One answer in every field: the change at the figures the verdict rests on where one
-        # is drawn, and no percentage at all where the evidence cannot say.
+        # The verdict's change at the figures it rests on; the row's own change (its cost per
+        # token / the baseline's, with_costs) stays beside it where a verdict is drawn, and no
+        # percentage at all is given where the evidence cannot say.
         row["vs_baseline_at_point"] = judged.change
-        row["cost_change_vs_baseline"] = judged.change
-        row["vs_baseline"] = judged.cell_words()  # as compare's table says it
+        if not judged.matched:
+            row["cost_change_vs_baseline"] = None
+        # as compare's table says it, with both costs where they are not the offers' own,
+        # and the figures they are at
+        row["vs_baseline"] = vs_words(judged, row, b)
+        row["vs_baseline_basis"] = (
+            basis_words(judged, row, b, evidence) if said_elsewhere(judged, row, b) else None
+        )
     return rows
 
 

@@ -40,7 +40,7 @@ from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.evidence import Estimate, Reading
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import money_sign
-from chipcost.transform.verdict import cost_at, costs_at_point, figure_kind
+from chipcost.transform.verdict import cost_at, costs_at_point, figure_kind, table_words
 
 if TYPE_CHECKING:  # the table reads the answer: DuckDB's import is not needed to print it
     from chipcost.reads.compare import CompareResult
@@ -81,7 +81,7 @@ def _money(row: CostRow) -> str:
 
 def _verdict(line: Comparison) -> str | Styled:
     judged = line.verdict
-    words = judged.cell_words()
+    words = table_words(judged, line.a, line.b)
     if not judged.matched:
         return Styled(words, "yellow")
     return Styled(words, "green" if (judged.change or 0) < 0 else "red")
@@ -317,10 +317,17 @@ def _evidence(console: Screen, result: CompareResult) -> None:
     _say_under(console, f"  {anchor}: {_figure(fixed, judged.anchor in judged.bound)}")
     why = f" (the published figures differ: {judged.differ})" if judged.differ else ""
     _say_under(console, f"  {needs}: none at this point{why}; {_estimate(judged.estimate)}")
+    # what leans rests on an estimate at another point where it is not at this one
+    found = judged.estimate
+    elsewhere = " (the ~ leaning rests on that estimate, at another point)" * bool(
+        found is not None and found.unlike
+    )
     if judged.workload == "training":
-        _say_under(console, f"  to decide: record a {needs} run (`chipcost throughput add`)")
+        _say_under(
+            console, f"  to decide{elsewhere}: record a {needs} run (`chipcost throughput add`)"
+        )
     else:
-        console.command("  to decide:", _measure(result, needs, anchor, fixed))
+        console.command(f"  to decide{elsewhere}:", _measure(result, needs, anchor, fixed))
 
 
 def _say_under(console: Screen, text: str) -> None:

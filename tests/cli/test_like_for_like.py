@@ -187,10 +187,10 @@ def test_the_seeds_question_in_the_docs_is_what_compare_prints_on_the_sample(db)
     it shows (its '...' stands for rows left out) is a line the command prints, in order."""
     doc = (Path(__file__).parents[2] / "docs" / "cost-per-token.md").read_text()
     command = (
-        "$ COLUMNS=100 chipcost compare Trainium2 H100-SXM --model llama-3-70b --workload inference"
+        "$ COLUMNS=120 chipcost compare Trainium2 H100-SXM --model llama-3-70b --workload inference"
     )
     shown = doc[doc.index(command) + len(command) :].split("```")[0].strip("\n").splitlines()
-    ran = chipcost(*command.split()[3:], "--db", str(db), env={**os.environ, "COLUMNS": "100"})
+    ran = chipcost(*command.split()[3:], "--db", str(db), env={**os.environ, "COLUMNS": "120"})
     assert ran.returncode == 0, ran.stderr
     printed = ran.stdout.splitlines()
     at = 0

@@ -81,8 +81,13 @@ def test_every_rendering_gives_one_verdict_one_percentage_one_cost(db, a, b, mod
     )  # fmt: skip
     assert ranked.returncode == 0, ranked.stderr
     mine = next(r for r in json.loads(ranked.stdout) if r["pricing_model"] == "on_demand")
-    # ... worded as compare's table words it, with which way a "cannot say" leans
-    assert mine["verdict"] == verdict and mine["vs_baseline"] == cell
+    # ... worded as compare's table words it, with which way a "cannot say" leans, and, where
+    # the answer rests on other figures than the row's own, both costs there: compare's $/M
+    assert mine["verdict"] == verdict and mine["vs_baseline"].startswith(cell)
+    if mine["vs_baseline"] != cell:
+        a_at, b_at = on_demand["a_usd_per_million_tokens_at_point"], shown
+        assert mine["vs_baseline"] == f"{cell} at ${a_at:,.4f} vs ${b_at:,.4f}/M"
+        assert f"${a_at:,.4f}" in table
     assert firm or cell.startswith("cannot say, ~")  # Trainium2's derived estimate leans
     shown = run(
         "cost", "--model", model, "--workload", "inference", "--chip", a, "--baseline", b,
@@ -90,8 +95,12 @@ def test_every_rendering_gives_one_verdict_one_percentage_one_cost(db, a, b, mod
     ).stdout  # fmt: skip
     assert cell in shown
     assert firm or "~: which way the derived estimate (est.) leans, no verdict" in shown
-    if firm:
-        assert round(mine["change_vs_baseline_pct"]) == pct
+    if firm:  # the row's own change: its cost over the baseline's
+        change = 100 * (
+            mine["usd_per_million_tokens"] / mine["baseline_usd_per_million_tokens"] - 1
+        )
+        assert mine["change_vs_baseline_pct"] == pytest.approx(change)
+        assert round(mine["change_vs_baseline_at_point_pct"]) == pct
         assert mine["usd_per_million_tokens"] == pytest.approx(a_cost)
         assert mine["baseline_usd_per_million_tokens"] == pytest.approx(b_cost)
     else:

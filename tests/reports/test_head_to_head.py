@@ -18,6 +18,7 @@ from chipcost.reads.articles import (
 from chipcost.reads.compare import compare
 from chipcost.reads.cost_asked import Ask
 from chipcost.reports.site import write_site
+from chipcost.transform.verdict import costs_at_point
 from chipcost.warehouse.db import connect
 from tests.cli.test_cost_cli import _warehouse, chipcost
 
@@ -123,9 +124,13 @@ def test_each_answer_from_the_one_ranking_is_what_compare_says_of_its_pair(sampl
             line = result.lines[0]
             pct = [None if c is None else 100 * c for c in (line.change, line.best, line.worst)]
             share = None if line.verdict.share is None else 100 * line.verdict.share
+            # compare's table's costs: at the point both chips are measured at, where they are
+            costs = costs_at_point(line.verdict, line.a, line.b) or (
+                line.a["usd_per_million_tokens"],
+                line.b["usd_per_million_tokens"],
+            )
             said = (line.a["pricing_model"], line.a["term"], line.sentence(a, b),
-                    line.verdict.word, *pct, line.verdict.break_even, share,
-                    line.a["usd_per_million_tokens"], line.b["usd_per_million_tokens"],
+                    line.verdict.word, *pct, line.verdict.break_even, share, *costs,
                     f"{line.a['provider']} {line.a['region']}",
                     f"{line.b['provider']} {line.b['region']}", line.same_provider)  # fmt: skip
             keys = ("pricing_model", "term", "answer", "verdict", "change_pct",
