@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from chipcost.cli.fit import plain
-from chipcost.cli.terminal import how_many
+from chipcost.core.counting import counted
 from chipcost.core.vocabulary import PLAN_SHORT, pricing_words
 from chipcost.transform.rows import number
 
@@ -126,7 +126,7 @@ def doubt_note(rows: Sequence[Row]) -> str:
     more = len(named) - _ESTIMATES_LISTED
     return (
         f"{DOUBT_MARK.strip()} = a spot price not below its offer's on-demand price (no "
-        f"discount: stale or mislabelled at the source; {how_many(len(marked), 'row')}): "
+        f"discount: stale or mislabelled at the source; {counted(len(marked), 'row')}): "
         + "; ".join(dict.fromkeys(named[:_ESTIMATES_LISTED]))
         + (f"; and {more:,} more" if more > 0 else "")
     )
@@ -145,7 +145,7 @@ def estimate_note(rows: Sequence[Row]) -> str:
     more = len(said) - _ESTIMATES_LISTED
     return (
         f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes "
-        f"({how_many(len(marked), 'row')}): "
+        f"({counted(len(marked), 'row')}): "
         + "; ".join(said[:_ESTIMATES_LISTED])
         + (f"; and {more:,} more (--wide shows each)" if more > 0 else "")
     )

@@ -12,6 +12,7 @@ from chipcost.cli.formats import text_value
 from chipcost.cli.render_fresh import SAMPLE_BANNER
 from chipcost.cli.terminal import row_count
 from chipcost.core.clean import printable
+from chipcost.core.counting import counted
 
 if TYPE_CHECKING:
     from chipcost.cli.consoles import Screen
@@ -37,7 +38,7 @@ def say_more_rows(console: Screen, more: int, counted_to: str = "") -> None:
     did ('1,000,000 rows (CHIPCOST_SQL_ROWS)'), so there are at least that many."""
     if more > 0:
         least, bound = ("at least ", f"; counted to {counted_to}") if counted_to else ("", "")
-        console.say(f"{least}{more:,} more row{'s' if more != 1 else ''} (--limit{bound})")
+        console.say(f"{least}{counted(more, 'more row')} (--limit{bound})")
 
 
 def status_cell(status: str) -> Styled:

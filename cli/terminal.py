@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
+from chipcost.core.counting import counted
+
 # The width of piped output: tables stay whole in files and other programs.
 PIPED_WIDTH = 220
 
@@ -19,12 +21,6 @@ def width(stream: TextIO) -> int | None:
     return None if stream.isatty() else PIPED_WIDTH
 
 
-def how_many(count: int, noun: str) -> str:
-    """'2,531 more rows', '1 price': a count as every command says one, with thousands
-    separators, the noun plural but for one."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
 def row_count(rows: int, shown: int) -> str:
     """The line under a query's table: how many rows, and how many are shown."""
-    return how_many(rows, "row") + (f" (showing {shown:,})" if rows > shown else "")
+    return counted(rows, "row") + (f" (showing {shown:,})" if rows > shown else "")

@@ -7,9 +7,10 @@ from html import escape
 from importlib import resources
 
 from chipcost.core.commands import RATES
+from chipcost.core.counting import counted
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
 from chipcost.reports.fresh import marked
-from chipcost.reports.labels import plural, prose
+from chipcost.reports.labels import prose
 from chipcost.reports.text import SAMPLE_NOTE
 from chipcost.warehouse.fx import MAX_RATE_AGE_DAYS
 
@@ -149,9 +150,9 @@ def page_html(data: dict, figures: str, versus: str) -> str:
     said = data.get("freshness") or [f"prices as of {data['as_of']}"]
     if data["count"]:
         held = (
-            f"{plural(data['count'], 'current offer')} of "
-            f"{plural(chips, 'chip')} from "
-            f"{plural(providers, 'provider')}, "
+            f"{counted(data['count'], 'current offer')} of "
+            f"{counted(chips, 'chip')} from "
+            f"{counted(providers, 'provider')}, "
             f"{prose(said[0])}"
         )
     else:  # as the command line says it: the way to fill the page

@@ -51,11 +51,6 @@ def signed_pct(value: float | None) -> str:
     return f"{MINUS if value < 0 else '+'}{text}%"
 
 
-def plural(n: int, word: str) -> str:
-    """'1 offer', '3 offers', '2,707 offers'."""
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
 def money(value: float | None, decimals: int = 4) -> str:
     """$6.8800 (per chip-hour prices need four decimals to show a small move)."""
     return "" if value is None else f"${value:,.{decimals}f}"

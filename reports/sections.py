@@ -8,13 +8,14 @@ from html import escape
 import polars as pl
 
 from chipcost.core.commands import suggested
+from chipcost.core.counting import counted
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports import tables
 from chipcost.reports.answers import PAIRING, discounts_said
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData
 from chipcost.reports.glance import most_moved, moves_table, verdicts
-from chipcost.reports.labels import estimated_note, plural
+from chipcost.reports.labels import estimated_note
 from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.text import no_data
 from chipcost.reports.versus_charts import cost_chart, speed_chart
@@ -59,7 +60,8 @@ def index(data: ReportData) -> Section:
     kept = pl.concat([moved, still.head(max(limit - moved.height, 0))])
     left = data.index.height - kept.height
     if left:
-        explain += f" {plural(left, 'other chip')} did not move: `chipcost index` lists every chip."
+        others = counted(left, "other chip")
+        explain += f" {others} did not move: `chipcost index` lists every chip."
     return Section("index", title, explain, _html(tables.index_table(kept)))
 
 
@@ -87,7 +89,7 @@ def _moves_section(
     glitches = moves.filter(pl.col("jump_back")).height if "jump_back" in moves else 0
     shown = f"The {limit} largest" if moved.height > limit else "All"
     explain = (
-        f"{shown} moves of {kind} prices in the period ({plural(moves.height, 'offer')}), "
+        f"{shown} moves of {kind} prices in the period ({counted(moves.height, 'offer')}), "
         "largest first, per chip-hour (instance price ÷ chips): one provider's offers of a "
         "chip that moved alike share a line. Green is cheaper, red dearer. The line is the "
         "first offer's price at the end of each day over the last "
@@ -96,7 +98,7 @@ def _moves_section(
     )
     if glitches:
         explain += (
-            f" {plural(glitches, 'offer')} jumped out and came back (likely a data glitch): "
+            f" {counted(glitches, 'offer')} jumped out and came back (likely a data glitch): "
             "marked with the jump, after the real moves."
         )
     if moved.is_empty():
@@ -127,7 +129,7 @@ def _moves_section(
             else "With instance, date and each day's price"
         ),
         gist=(
-            f"The {glance} largest of {plural(moves.height, 'offer')} whose {kind} price moved, "
+            f"The {glance} largest of {counted(moves.height, 'offer')} whose {kind} price moved, "
             "per chip-hour (instance price ÷ chips); green is cheaper, red dearer."
             + estimated_note(moved.head(glance))
         ),
@@ -163,8 +165,8 @@ def no_changes(data: ReportData) -> str:
     if missed := data.not_collected:
         collected = data.watched.height - len(missed)
         return (
-            f"No offer of the {plural(collected, 'source')} collected changed price from "
-            f"{since} to {until}; {plural(len(missed), 'other source')} not collected (Health "
+            f"No offer of the {counted(collected, 'source')} collected changed price from "
+            f"{since} to {until}; {counted(len(missed), 'other source')} not collected (Health "
             "says why)."
         )
     return f"No offer changed price from {since} to {until}."
@@ -248,7 +250,7 @@ def history(data: ReportData) -> Section:
     return Section(
         "history", "Price history", explain, f'<div class="charts">{"".join(shown)}</div>',
         more=f'<div class="charts">{"".join(rest)}</div>' if rest else "",
-        more_label=f"{plural(len(rest), 'other chip')} that moved less" if rest else "",
+        more_label=f"{counted(len(rest), 'other chip')} that moved less" if rest else "",
         gist=gist,
     )  # fmt: skip
 
@@ -383,17 +385,17 @@ def _folded(section: Section, data: ReportData) -> Section:
     pairs = 0 if costs is None else costs.select("model", "workload").n_unique()
     stale = len(data.stale_now or ())
     gists = {
-        "cheapest": f"by pricing model, for {plural(data.cheapest['chip'].n_unique(), 'chip')}",
+        "cheapest": f"by pricing model, for {counted(data.cheapest['chip'].n_unique(), 'chip')}",
         "cost": f"the cheapest chips for {pairs} models and workloads" if pairs else "",
-        "new": plural(data.events.new, "offer"),
-        "withdrawn": plural(data.events.withdrawn, "offer"),
+        "new": counted(data.events.new, "offer"),
+        "withdrawn": counted(data.events.withdrawn, "offer"),
         # sample data is judged as the sample week, not as stale (`chipcost sources` says so)
-        "health": f"{plural(data.health.height, 'source')}, "
+        "health": f"{counted(data.health.height, 'source')}, "
         + (
             f"{len(data.sample_now)} holding the bundled sample week"
             if data.sample_now
             else f"{stale} stale now"
         ),
-        "disagree": plural(data.disagreements.height, "offer"),
+        "disagree": counted(data.disagreements.height, "offer"),
     }
     return replace(section, folded=True, gist=gists.get(section.key, ""))

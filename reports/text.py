@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.core.counting import counted
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reads.price_notes import unconverted_words
 from chipcost.reports.answers import answer_lines
@@ -17,7 +18,6 @@ from chipcost.reports.labels import (
     model_label,
     move_text,
     plain,
-    plural,
 )
 from chipcost.reports.moves import alike_moves, place_of_alike, shown_moves, swing_words
 
@@ -41,13 +41,16 @@ class Counts:
 
 
 def counts(data: ReportData) -> Counts:
-    pct = data.real_moves["change_pct"]
+    real = data.real_moves
+    # On the prices, as with_jumps tells a price back where it began: a move rounded to 0.00%
+    # is still down or up, so that down, up and back add up to the moves.
+    old, new = real["old_price_per_hour"], real["new_price_per_hour"]
     return Counts(
         changed=data.moves.height,
         changes=data.price_changes,
         glitches=data.glitches.height,
-        down=int((pct < 0).sum()),
-        up=int((pct > 0).sum()),
+        down=int((new < old).sum()),
+        up=int((new > old).sum()),
         new=data.events.new,
         withdrawn=data.events.withdrawn,
         stale=data.stale_sources.height,
@@ -101,7 +104,7 @@ def not_collected_words(data: ReportData) -> str:
     if not missed:
         return ""
     return (
-        f"{len(missed)} of {plural(watched, 'source')} not collected {_span_words(data)} "
+        f"{len(missed)} of {counted(watched, 'source')} not collected {_span_words(data)} "
         f"({_named(missed)})"
     )
 
@@ -112,8 +115,8 @@ def nothing_collected_words(data: ReportData) -> str:
     runs = data.coverage.runs_in_period
     whose = "the week's" if _span_words(data) == "this week" else "the period's"
     return (
-        f"No prices collected: no source succeeded in {whose} {plural(runs, 'run')} "
-        f"({plural(data.health.height, 'source')}; Health says why), so no price could be seen "
+        f"No prices collected: no source succeeded in {whose} {counted(runs, 'run')} "
+        f"({counted(data.health.height, 'source')}; Health says why), so no price could be seen "
         "to move"
     )
 
@@ -140,7 +143,7 @@ def subject(data: ReportData) -> str:
         # moved alike: "H100-SXM on demand −8% (gcp, 4 offers)".
         top = lead_move(data)
         alike = f" ({top['provider']}, {top['offers']} offers)" if top["offers"] > 1 else ""
-        head = f"{plural(c.changed, 'offer')} moved, {top_move(top)}{alike}"
+        head = f"{counted(c.changed, 'offer')} moved, {top_move(top)}{alike}"
         if data.not_collected:  # the moves are of the sources collected only
             head += f"; only {_collected_of(data)} collected"
     else:
@@ -148,7 +151,7 @@ def subject(data: ReportData) -> str:
         among = f" among {_collected_of(data)} collected" if data.not_collected else ""
         parts = [f"No price changes{among}"]
         if c.new:
-            parts.append(plural(c.new, "new offer"))
+            parts.append(counted(c.new, "new offer"))
         if c.withdrawn:
             parts.append(f"{c.withdrawn} withdrawn")
         head = ", ".join(parts)
@@ -159,7 +162,7 @@ def subject(data: ReportData) -> str:
 def _collected_of(data: ReportData) -> str:
     """'12 of 48 sources': those with a successful run in the period, of those meant to be."""
     watched = data.watched.height
-    return f"{watched - len(data.not_collected)} of {plural(watched, 'source')}"
+    return f"{watched - len(data.not_collected)} of {counted(watched, 'source')}"
 
 
 def lead_move(data: ReportData) -> dict:
@@ -192,12 +195,12 @@ def headline(data: ReportData) -> str:
     if not c.changed and missed:
         # Not "no offer moved": the prices of the sources not collected were not watched.
         collected = data.watched.height - len(data.not_collected)
-        moves = f"No price changes among the {plural(collected, 'source')} collected; {missed}"
+        moves = f"No price changes among the {counted(collected, 'source')} collected; {missed}"
     elif not c.changed:
         moves = "No offer moved in price"
     else:
         moves = (
-            f"{plural(c.changed, 'offer')} moved in price ({plural(c.changes, 'price change')}"
+            f"{counted(c.changed, 'offer')} moved in price ({counted(c.changes, 'price change')}"
             f" in all): {c.down} down, {c.up} up"
         )
         # An offer that moved and came back is neither down nor up: a glitch, or a real
@@ -207,7 +210,7 @@ def headline(data: ReportData) -> str:
             moves += f", {back} back where {'it was' if back == 1 else 'they were'}"
         if c.glitches:
             moves += f", {c.glitches} jumped out and back (likely a data glitch)"
-    said = f"{moves}. {plural(c.new, 'new offer')}, {c.withdrawn} withdrawn."
+    said = f"{moves}. {counted(c.new, 'new offer')}, {c.withdrawn} withdrawn."
     if c.changed and missed:
         said += f" {missed[0].upper()}{missed[1:]}: their prices are not in these counts."
     return said
@@ -242,7 +245,7 @@ def health_line(data: ReportData) -> str:
         text = f"Sources now ({when}): {_stale_now(data, total)}; {then}."
     if c.disagreements:
         text += (
-            f" {plural(c.disagreements, 'offer')} where two sources disagree by more than "
+            f" {counted(c.disagreements, 'offer')} where two sources disagree by more than "
             f"{data.options.disagree_pct:g}%."
         )
     if data.unrated.count:  # every read says what it left out for want of a rate
@@ -294,7 +297,7 @@ def lacks(data: ReportData) -> list[str]:
     if data.first_seen:
         verb = "is" if data.first_seen == 1 else "are"
         notes.append(
-            f"{plural(data.first_seen, 'offer')} first seen in a source's first run in this "
+            f"{counted(data.first_seen, 'offer')} first seen in a source's first run in this "
             f"period {verb} the start of its history, not news, and {verb} not listed as new."
         )
     return notes
@@ -344,7 +347,7 @@ def text_body(data: ReportData, limit: int) -> str:
     )
     for kind, moves, most in groups:
         if moves.height:
-            shown = f"{plural(moves.height, 'offer')}; those that moved alike share a line"
+            shown = f"{counted(moves.height, 'offer')}; those that moved alike share a line"
             lines.append(f"Largest moves of {kind} ({shown}), USD per chip-hour:")
             lines += mover_lines(moves, most) + [""]
     if estimated_note(data.moves):

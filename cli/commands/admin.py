@@ -15,6 +15,7 @@ from chipcost.cli.render import print_rows, say_more_rows
 from chipcost.cli.render_fresh import DATED_AHEAD, ago, names, print_freshness, when
 from chipcost.core.asks import SQL
 from chipcost.core.commands import RUNS
+from chipcost.core.counting import counted
 from chipcost.core.errors import NoMatch
 from chipcost.core.questions import Opt
 
@@ -162,17 +163,12 @@ def _remove_run(
     finally:
         con.close()
     restated = (
-        f"the history of the {_counted(touched, 'offer')} it touched is restated from the runs "
+        f"the history of the {counted(touched, 'offer')} it touched is restated from the runs "
         "that remain"
         if touched
         else "it touched no offer's history"
     )
     out.say(f"run {run_id} removed from {settings.warehouse}; {restated}")
-
-
-def _counted(count: int, word: str) -> str:
-    """'1 offer', '0 offers', '2,707 offers': the word by its count."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def _preview_removal(settings, run_id: str) -> None:
@@ -327,22 +323,21 @@ def print_removal(console: Screen, preview: RemovalPreview, warehouse: object) -
         f"dry run: nothing was changed in {warehouse}",
         f"run {p.run_id} (archive run {p.archive_run}, observed {when(p.observed_at)}) would "
         "be removed, with:",
-        f"  {_counted(len(p.source_runs), 'source run')}: {sources or 'none'}",
-        f"  {_counted(p.observations, 'observation')} and {_counted(p.rejects, 'reject')}",
+        f"  {counted(len(p.source_runs), 'source run')}: {sources or 'none'}",
+        f"  {counted(p.observations, 'observation')} and {counted(p.rejects, 'reject')}",
     ]
     if p.since is None:
         lines.append("  price_history: unchanged (no source of the run loaded)")
     else:
         how = (
-            f"cut back or made again from the {_counted(p.later_runs, 'later run')} that "
-            "loaded them"
+            f"cut back or made again from the {counted(p.later_runs, 'later run')} that loaded them"
             if p.later_runs
             else "cut back: no later run loaded them"
         )
         lines.append(
-            f"  price_history: {_counted(p.history_restated, 'row')} of its sources from "
+            f"  price_history: {counted(p.history_restated, 'row')} of its sources from "
             f"{when(p.since)} on restated ({how}), {p.history_opened:,} of them opened by this "
-            f"run; the history of {_counted(p.offers, 'offer')} it touched"
+            f"run; the history of {counted(p.offers, 'offer')} it touched"
         )
     lines.append(f"`chipcost remove-run {p.run_id}` (without --dry-run) removes it")
     for line in lines:

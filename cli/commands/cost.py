@@ -22,8 +22,8 @@ from chipcost.cli.price_cells import (
 )
 from chipcost.cli.render import print_note, say_more_rows, shown
 from chipcost.cli.render_fresh import print_freshness
-from chipcost.cli.terminal import how_many
 from chipcost.core.asks import COST, DEFAULT_RANKING_ROWS, MAX_LIMIT
+from chipcost.core.counting import counted
 from chipcost.core.errors import NoMatch
 from chipcost.core.figures import point_label, speed_label, ttft_words
 from chipcost.reads.rental_units import unit_of
@@ -333,7 +333,7 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
             "(--wide shows every column; --format csv or json every field)",
         )
     if ranking.more:
-        console.say(f"{how_many(ranking.more, 'more row')}: narrow with --chip/--region or --limit")
+        console.say(f"{counted(ranking.more, 'more row')}: narrow with --chip/--region or --limit")
     print_sources(console, ranking.rows, refs, wide=wide)
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)

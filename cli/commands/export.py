@@ -48,7 +48,7 @@ def _export(
 
     from chipcost.cli.consoles import out as console
     from chipcost.cli.render_fresh import print_freshness
-    from chipcost.cli.terminal import how_many
+    from chipcost.core.counting import counted
     from chipcost.core.errors import UsageError
     from chipcost.reads import answers
     from chipcost.reads.export import export_focus
@@ -77,14 +77,14 @@ def _export(
         # stale, failed and dated-ahead sources named as every read names them
         fresh = freshness(con, None, stale_days=settings.stale_days)
     console.say(
-        f"FOCUS export: {how_many(made.rows, 'price')} ({made.current:,} in force now) in "
+        f"FOCUS export: {counted(made.rows, 'price')} ({made.current:,} in force now) in "
         + " and ".join(str(f) for f in made.files),
         break_words=False,  # each path whole
     )
     if mine.discounts is not None:
         console.say(
             f"ContractedUnitPrice after your discounts ({mine.discounts.summary()}) on "
-            f"{how_many(made.discounted, 'row')}; --list-prices for list prices only",
+            f"{counted(made.discounted, 'row')}; --list-prices for list prices only",
         )
     console.say(
         "columns: docs/focus.md; prices in the currency each provider states (PricingCurrency: "

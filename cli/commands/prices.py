@@ -36,8 +36,8 @@ from chipcost.cli.price_cells import (
 )
 from chipcost.cli.render import print_note, say_more_rows
 from chipcost.cli.render_fresh import print_freshness
-from chipcost.cli.terminal import how_many
 from chipcost.core.asks import DEFAULT_TABLE_ROWS, PRICES
+from chipcost.core.counting import counted
 from chipcost.core.errors import NoMatch, UsageError
 from chipcost.core.questions import Voice
 from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS, gpu_alone_note, pricing_words
@@ -353,7 +353,7 @@ def print_prices(
         console.line(line)
     print_fitted(console, fitted)
     if len(rows) > limit:
-        console.say(f"{how_many(len(rows) - limit, 'more row')}: {MORE_ROWS}")
+        console.say(f"{counted(len(rows) - limit, 'more row')}: {MORE_ROWS}")
     short = not wide and _shortened(shown, same)
     alone = gpu_alone_note(row.get("source") for row in shown)
     for line in [

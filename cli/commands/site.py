@@ -54,12 +54,12 @@ def _site(
         currency=currency,
         list_prices=list_prices,
     )
-    from chipcost.reports.labels import plural  # with the page's own libraries, at run time
+    from chipcost.core.counting import counted
 
     # a path or URL is printed whole, on a line of its own where the screen is narrow
     console.say(
-        f"price explorer: {made.index} ({plural(made.offers, 'offer')} of "
-        f"{plural(made.chips, 'chip')})",
+        f"price explorer: {made.index} ({counted(made.offers, 'offer')} of "
+        f"{counted(made.chips, 'chip')})",
         break_words=False,
     )
     # as a URL: a "#", "%" or space in the folder quoted, a newline too
