@@ -159,12 +159,14 @@ class ReportData:
 
     @property
     def watched(self) -> pl.DataFrame:
-        """The health rows of the sources meant to be collected in the period: all but those
-        whose every run in it was skipped (no credentials: not set up here, said in Health)."""
+        """The health rows of the sources meant to be collected in the period: those that ran
+        in it, less those whose every run was skipped (no credentials: not set up here, said in
+        Health). A source with no run in the period (retired, renamed, left out by `collect
+        --source`, or the sample's alone) is Health's stale row, not a source missed."""
         if self.health.is_empty():
             return self.health
-        skipped = (pl.col("runs") > 0) & (pl.col("skipped_runs") == pl.col("runs"))
-        return self.health.filter(~(skipped & (pl.col("ok_runs") == 0)))
+        skipped = pl.col("skipped_runs") == pl.col("runs")
+        return self.health.filter((pl.col("runs") > 0) & ~(skipped & (pl.col("ok_runs") == 0)))
 
     @property
     def collected(self) -> int:
@@ -174,7 +176,7 @@ class ReportData:
     @property
     def not_collected(self) -> list[str]:
         """The sources meant to be collected that had no successful run in the period (every
-        run failed, or none ran): no move of their prices could be seen."""
+        run of theirs in it failed): no move of their prices could be seen."""
         watched = self.watched
         if watched.is_empty():
             return []

@@ -24,7 +24,9 @@ def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
     frame = frame.with_columns(
         jump_back=(pl.col("jump_factor") > JUMP_FACTOR) & (net < JUMP_FACTOR)
     )
-    frame = frame.with_columns(back=~pl.col("jump_back") & (pl.col("change_pct") == 0))
+    # On the prices themselves: change_pct is rounded, and a move of a thousandth of a
+    # percent is a move (from $3.7821 to $3.7819), not a price back where it began.
+    frame = frame.with_columns(back=~pl.col("jump_back") & (new == old))
     size = (
         pl.when(pl.col("jump_back") | pl.col("back"))
         .then(100 * (pl.col("jump_factor") - 1))

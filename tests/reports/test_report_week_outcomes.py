@@ -238,3 +238,37 @@ def test_a_day_still_running_is_said_as_of_the_report_not_at_its_end(db):
     assert "at the end of 2026-10-24" not in line
     # A period whose last day has ended keeps its end.
     assert "at the end of 2026-10-24, 2 of 3 had not succeeded" in health_line(ended)
+
+
+def test_a_source_that_did_not_run_in_the_period_is_not_a_source_missed(tmp_path):
+    """aws-bulk ran on 10-22 and not since (retired, or left out by `collect --source`): the
+    week of 10-26, in which aws-pricing-api alone ran and succeeded, is a quiet week of its one
+    source, not 'only 1 of 2 sources collected', week after week (Health lists aws-bulk
+    stale). On the first cut of 0fbe8c02 every source ever run counted as meant."""
+    runs = [
+        run(-10, [source("aws-pricing-api", [offer("A", 11.12)], -10),
+                  source("aws-bulk", [offer("C", 20.0, "aws-bulk")], -10)]),
+        run(-3, [source("aws-pricing-api", [offer("A", 11.12)], -3)]),
+    ]  # fmt: skip
+    db = warehouses.of_runs(tmp_path / "w.duckdb", runs)
+    made = _report(db, tmp_path / "r", date(2026, 10, 26), date(2026, 11, 1))
+    assert made.data.not_collected == []
+    assert "only" not in made.subject and "not collected" not in headline(made.data)
+    assert made.subject.startswith("No price changes")
+
+
+def test_a_move_of_a_thousandth_of_a_percent_is_a_move_not_a_price_back():
+    """change_pct is rounded to a hundredth: a price from $30.256548 to $30.255387 an hour
+    (-0.004%) was said 'back at' a price it was not at, and counted back, neither down nor up."""
+    import polars as pl
+
+    from chipcost.reports.moves import with_jumps
+
+    moves = pl.DataFrame({
+        "old_price_per_hour": [30.256548, 11.12],
+        "new_price_per_hour": [30.255387, 11.12],
+        "low_price_per_hour": [30.255387, 9.52],
+        "high_price_per_hour": [30.256548, 11.92],
+        "change_pct": [0.0, 0.0],
+    })  # fmt: skip
+    assert with_jumps(moves)["back"].to_list() == [False, True]
