@@ -75,14 +75,11 @@ def check_sources(
             select_sources(accept_moves)
         except UsageError as exc:
             raise UsageError(f"--accept-moves: {exc}") from None
-    if notify or settings.notify:
+    if settings.notify and not notify:  # --notify's own are checked as the command reads them
         from chipcost.core.settings import NOTIFY_ENV
         from chipcost.reports.notify import check_urls
 
-        if notify:
-            check_urls(notify, "--notify")
-        else:
-            check_urls(settings.notify, variable=NOTIFY_ENV)
+        check_urls(settings.notify, variable=NOTIFY_ENV)
 
 
 def check_can_write(path: Path, what: str, option: str) -> None:

@@ -35,6 +35,9 @@ class SourceResult:
     facts: dict[str, list[dict[str, object]]] = field(default_factory=dict)
     # `records` as validation's frame, when it made one (the loader reads this).
     frame: pl.DataFrame | None = None
+    # Failed as a replay conflict: its archived run was loaded before from other payloads,
+    # the first load standing (a collection with one fails, whatever else it loaded).
+    conflict: bool = False
 
     def records_frame(self) -> pl.DataFrame:
         return self.frame if self.frame is not None else records_frame(self.records)

@@ -162,6 +162,7 @@ def _fetch_and_parse(
             result.status = ALREADY_LOADED
             result.message = "already loaded from this archive: nothing to do"
         elif already_loaded is not None:  # the run read again, its payloads changed since
+            result.conflict = True
             named = ", ".join(p.ref or p.name for p in payloads[:3])
             more = f" and {len(payloads) - 3} more" if len(payloads) > 3 else ""
             raise ChipcostError(

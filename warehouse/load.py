@@ -414,6 +414,4 @@ def replay_conflict(source: str, archive_run: str, loaded: LoadedFrom, payloads:
 def is_replay_conflict(source: SourceResult) -> bool:
     """Whether a source failed as a replay_conflict: its payloads refused, the first load
     standing (the collection then fails, whatever else it loaded)."""
-    return source.status == FAILED and source.message.startswith(
-        f"{source.source}: conflict: archive run "
-    )
+    return source.status == FAILED and source.conflict

@@ -145,18 +145,28 @@ def test_conflicts_name_each_source_refused_and_a_plain_failure_is_not_one():
 
     from chipcost.core.runs import LoadSummary
     from chipcost.pipeline.collection import RunOutcome, conflicts
-    from chipcost.warehouse.load import LoadedFrom, replay_conflict
+    from chipcost.warehouse.load import LoadedFrom, is_replay_conflict, replay_conflict
     from tests.helpers import day, run_of
 
     def outcome(day_number: int, *failed: tuple[str, str]):
+        """A run whose sources failed with these messages, each said a conflict where it is
+        replay_conflict's (as the collection marks the source it refuses so)."""
         run = run_of([], day(day_number))
-        sources = [replace(run.sources[0], source=n, status="failed", message=m) for n, m in failed]
+        sources = [
+            replace(
+                run.sources[0], source=n, status="failed", message=m, conflict=": conflict:" in m
+            )
+            for n, m in failed
+        ]
         return RunOutcome(replace(run, sources=sources), LoadSummary(0, 0, 0, 0, 0))
 
     first = LoadedFrom("a" * 64, "2026-11-20T060000Z-abc123")
     said = replay_conflict("runpod", "2026-11-21T060000Z", first, "2 payload(s)")
     down = ("lambda", "lambda: the fetch timed out")
     assert conflicts([outcome(0, down)]) is None
+    # A failure that quotes a conflict's words is no conflict: the mark, not the message.
+    quoted = replace(outcome(0, ("runpod", said)).run.sources[0], conflict=False)
+    assert not is_replay_conflict(quoted)
     one = conflicts([outcome(0, ("runpod", said), down)])
     vastai = replay_conflict("vastai", "2026-11-22T060000Z", first, "1 payload(s)")
     runs = [outcome(0, ("runpod", said)), outcome(1, ("runpod", said), ("vastai", vastai))]
