@@ -258,7 +258,7 @@ def basis_notes(lines: list[Comparison], evidence: Evidence) -> list[str]:
         )
         return [
             f"$/M: at the figures the verdict rests on, not each offer's own at the asked speed, "
-            f"by which `chipcost cost` prices it ({code_words(line.pricing)}: {own}): {basis}"
+            f"as the cost command prices it ({code_words(line.pricing)}: {own}): {basis}"
         ]
     return []
 
