@@ -134,10 +134,17 @@ class Screen:
         """`lead` and a command to paste: on one line where they fit the width, else the
         command broken between its arguments (an option kept with its value, a quoted one
         whole), each line but the last ended by a shell's continuation (' \\'), so that the
-        lines pasted run as one command, and none ends inside an argument."""
+        lines pasted run as one command, and none ends inside an argument. A lead of words
+        wider than the width itself is said wrapped, the command under it (a lead that ends in
+        the command's own first word, 'try: chipcost', is short enough never to be)."""
         room = max(self.width, 40)
+        units = _arguments(command)
+        if len(lead) + 2 > room:
+            under = " " * (len(lead) - len(lead.lstrip(" ")) + 2)
+            self.say(lead, indent=under)
+            lead = under
         line = lead
-        for unit in _arguments(command):
+        for unit in units:
             joined = f"{line} {unit}" if line.strip() else line + unit
             if len(joined) + 2 <= room or line.strip() == lead.strip() or not line.strip():
                 line = joined

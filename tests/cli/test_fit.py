@@ -312,3 +312,26 @@ def test_a_command_too_long_for_the_screen_goes_on_over_lines_a_shell_joins(widt
         assert len(lines) == 1
     for line in lines[1:]:  # each goes on with an option and its value, or a word of its own
         assert not line.strip().startswith(("URL", "N ", "'NAME", '"/tmp')), line
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_lead_wider_than_the_terminal_is_wrapped_and_the_command_goes_under_it(width):
+    """compare's 'to decide (the ~ leaning rests on that estimate, at another point):' at 60
+    columns: the lead and the command's first word were one line of 80, past the edge."""
+    import io
+    import shlex
+
+    from chipcost.cli.consoles import Screen
+
+    lead = "  to decide (the ~ leaning rests on that estimate, at another point, as noted):"
+    command = "chipcost measure --endpoint URL --model llama-3-70b --chips N --match H100-SXM"
+    stream = io.StringIO()
+    Screen(stream, width).command(lead, command)
+    lines = stream.getvalue().splitlines()
+    assert all(len(line) <= width for line in lines), lines
+    said = next(i for i, line in enumerate(lines) if line.endswith("noted):"))
+    assert " ".join(line.strip() for line in lines[: said + 1]) == lead.strip()
+    under = lines[said + 1 :]
+    assert under[0].lstrip().startswith("chipcost ") and not under[-1].endswith("\\")
+    assert all(line.endswith(" \\") for line in under[:-1])
+    assert shlex.split(" ".join(line.removesuffix(" \\") for line in under)) == shlex.split(command)
