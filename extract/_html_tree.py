@@ -156,7 +156,7 @@ def parse_html(text: str) -> Element:
             continue
         nodes += 1
         if nodes > MOST_NODES:  # with their texts, or elements the count above missed
-            raise _too_many(_page(text), text)
+            raise _too_many(_page(text), text, "its tree was built and not kept")
     return root
 
 
@@ -178,22 +178,24 @@ def _check_size(text: str) -> None:
         if elements > left:
             break
     if elements > left:
-        raise _too_many(_page(text), text)
+        raise _too_many(_page(text), text, "before it is read whole")
 
 
 def _page(text: str) -> str:
     return f"the page from {text.where}" if isinstance(text, PageText) else "a page"
 
 
-def _too_many(page: str, text: str) -> TooManyNodes:
-    """The refusal of a page past MOST_NODES, with what it holds, counted at once."""
+def _too_many(page: str, text: str, when: str) -> TooManyNodes:
+    """The refusal of a page past MOST_NODES, with what it holds, counted at once; `when`:
+    how far it was read (its elements and comments are counted before the parse, its texts
+    only as its tree is copied)."""
     comments = text.count("<!") + text.count("<?")
     starts = text.count("<") - text.count("</") - comments
     return TooManyNodes(
         f"{page} has more than {MOST_NODES:,} nodes (elements, texts and comments; it holds "
         f"some {starts:,} start tags and {comments:,} comments in {len(text):,} characters, "
-        "where a pricing page has a few thousand): refused before it is read whole, as no "
-        "provider's page is; if it lasts, report it"
+        f"where a pricing page has a few thousand): refused {when}, as no provider's page "
+        "is; if it lasts, report it"
     )
 
 

@@ -116,7 +116,7 @@ def nothing_collected_words(data: ReportData) -> str:
     whose = "the week's" if _span_words(data) == "this week" else "the period's"
     return (
         f"No prices collected: no source succeeded in {whose} {counted(runs, 'run')} "
-        f"({counted(data.health.height, 'source')}; Health says why), so no price could be seen "
+        f"({counted(data.watched.height, 'source')}; Health says why), so no price could be seen "
         "to move"
     )
 

@@ -272,3 +272,20 @@ def test_a_move_of_a_thousandth_of_a_percent_is_a_move_not_a_price_back():
         "change_pct": [0.0, 0.0],
     })  # fmt: skip
     assert with_jumps(moves)["back"].to_list() == [False, True]
+
+
+def test_no_prices_collected_counts_the_sources_meant_to_be(tmp_path):
+    """aws-spot skipped (no credentials) beside two sources failed: 'no source succeeded ...
+    (2 sources', as every other line counts them (it said 3, counting the one not set up)."""
+    runs = [
+        run(-10, [source("aws-pricing-api", [offer("A", 11.12)], -10)]),
+        run(-3, [
+            source("aws-pricing-api", [], -3, status=FAILED, message=UNREACHABLE),
+            source("aws-bulk", [], -3, status=FAILED, message=UNREACHABLE),
+            source("aws-spot", [], -3, status=SKIPPED, message="no AWS credentials"),
+        ]),
+    ]  # fmt: skip
+    db = warehouses.of_runs(tmp_path / "w.duckdb", runs)
+    made = _report(db, tmp_path / "r", date(2026, 10, 26), date(2026, 11, 1))
+    assert made.subject.startswith("No prices collected")
+    assert "in the week's 1 run (2 sources; Health says why)" in headline(made.data)
