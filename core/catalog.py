@@ -201,7 +201,11 @@ def listed_spelling(spelling: str) -> str:
 _MEMORY_SUFFIX = re.compile(r"^(?P<name>.*?[a-z0-9])[\s_-]*(?P<gb>\d+(\.\d+)?)\s*(g|gb|gib)$", re.I)
 
 
-@lru_cache(maxsize=4096)  # a parse asks once per row, of a few dozen spellings
+# Past this many characters a spelling names no chip (the aliases' longest is tens): it is
+# answered unknown unread and uncached, whoever asks (a source's row naming one is refused).
+LONGEST_SPELLING = 200
+
+
 def canonical_chip(spelling: str, memory_gb: float | None = None, source: str = "") -> str:
     """The canonical chip a provider's spelling names, or 'unknown' (never a guess).
 
@@ -210,6 +214,13 @@ def canonical_chip(spelling: str, memory_gb: float | None = None, source: str = 
     name that ends in a memory size ("RTX_3080_10GB") and is not listed whole is read as the
     name before it with that memory, which must be the chip's (chips.csv) within 10%.
     """
+    if len(spelling) > LONGEST_SPELLING:  # no chip's; not read through (a 60 MB "name")
+        return UNKNOWN_CHIP
+    return _canonical(spelling, memory_gb, source)
+
+
+@lru_cache(maxsize=4096)  # a parse asks once per row, of a few dozen spellings
+def _canonical(spelling: str, memory_gb: float | None, source: str) -> str:
     if spelling in canonical_chips():
         return spelling
     chip = _aliased(normalise_spelling(spelling), memory_gb, source)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from chipcost.core.catalog import UNKNOWN_CHIP, canonical_chip, read_at_memory
+from chipcost.core.catalog import LONGEST_SPELLING, UNKNOWN_CHIP, canonical_chip, read_at_memory
 from chipcost.core.commands import REPLAY, REPLAY_DIR
 from chipcost.core.cut import NAME_CHARS, first_long
 from chipcost.core.errors import ChipcostError, ParseError, SourceSkipped
@@ -179,7 +179,7 @@ DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # page or a planted answer, not a name (no GPU model is 60 MB long). A row naming one is
 # refused before a record or a note is made of it, at the bound the validator refuses a
 # record's names past (transform/validate.py MAX_NAME): the parse refuses what it would.
-LONGEST_NAME = 200
+LONGEST_NAME = LONGEST_SPELLING
 # The fields of a record that name its offer, each held to LONGEST_NAME.
 NAMES = ("region", "zone", "instance_type", "sku")
 

@@ -274,3 +274,16 @@ def test_aws_and_google_rows_quote_the_unit_of_their_memory():
     rows = [row for row in chip_rows() if row["vendor"] in ("aws", "google")]
     assert len(rows) >= 11
     assert [row["chip"] for row in rows if "'" not in row["spec_source"]] == []
+
+
+def test_a_spelling_longer_than_any_chips_is_unknown_unread(monkeypatch):
+    """A provider's 60 MB "GPU name" (runpod's id, an AWS GPU name read without the kit's
+    refusal) is answered unknown without being normalised and matched against every alias,
+    nor kept in the cache of spellings."""
+    from chipcost.core import catalog
+
+    def unread(spelling: str) -> str:
+        raise AssertionError("normalised a spelling no chip's could be")
+
+    monkeypatch.setattr(catalog, "normalise_spelling", unread)
+    assert catalog.canonical_chip("H100 " * 1_000) == catalog.UNKNOWN_CHIP
