@@ -195,8 +195,8 @@ def _entry(item: object, n: int, path: Path) -> Entry:
     for key, kind in (("url", str), ("request", dict), ("charset", str)):
         if not isinstance(kept[key], kind):
             raise ArchiveError(f"{where}: field {key!r} has the wrong type; {RESTORE}")
-    size = item.get("bytes")
-    if size is not None and (type(size) is not int or size < 0):
+    size = item.get("bytes")  # absent from manifests written before the field; never null
+    if "bytes" in item and (type(size) is not int or size < 0):
         raise ArchiveError(
             f"{where}: field 'bytes' {_shown(size)} is not a whole number of bytes; {RESTORE}"
         )

@@ -281,6 +281,7 @@ def test_a_name_longer_than_a_file_name_may_be_is_said_so_not_corrupt(tmp_path):
         (lambda m: m["payloads"][0].update(bytes=-4), "field 'bytes' -4 is not a whole number"),
         (lambda m: m["payloads"][0].update(bytes=4.0), "field 'bytes' 4.0 is not a whole number"),
         (lambda m: m["payloads"][0].update(bytes=True), "field 'bytes' True is not a whole number"),
+        (lambda m: m["payloads"][0].update(bytes=None), "field 'bytes' None is not a whole number"),
         (
             lambda m: m["payloads"][0].update(bytes=5),
             "payload 1 (0001.js.gz): field 'bytes' says 5, but the payload is 4 bytes",
@@ -291,7 +292,7 @@ def test_a_name_longer_than_a_file_name_may_be_is_said_so_not_corrupt(tmp_path):
         ),
         (lambda m: m.update(source=["lambda"]), "field 'source' is not a text"),
     ],
-    ids=["listed twice", "bytes text", "bytes below 0", "bytes float", "bytes true",
+    ids=["listed twice", "bytes text", "bytes below 0", "bytes float", "bytes true", "bytes null",
          "bytes not the payload's", "another source's", "source not a text"],
 )  # fmt: skip
 def test_a_manifest_field_a_replay_trusted_is_refused_in_one_line(tmp_path, change, words):
