@@ -244,23 +244,37 @@ LEANING_AT = "verdict at $A vs $B/M"
 
 def basis_notes(lines: list[Comparison], evidence: Evidence) -> list[str]:
     """Where an answer rests on other figures than the offers' own at the asked speed (those
-    `cost` prices them at): which, once, and each offer's own cost on the first such line."""
-    for line in lines:
-        if said_elsewhere(line.verdict, line.a, line.b) is None:
-            continue
-        a, b = line.a, line.b
-        basis = basis_words(line.verdict, a, b, evidence)
-        if costs_at_point(line.verdict, a, b) is None:  # the cell gives both costs
-            return [f"{LEANING_AT}: both offers' costs at the figures it rests on: {basis}"]
-        currency = str(a.get("currency") or "USD")
-        own = ", ".join(
-            f"{row['chip']} {cost_text(row['usd_per_million_tokens'], currency)}" for row in (a, b)
-        )
-        return [
-            f"$/M: at the figures the verdict rests on, not each offer's own at the asked speed, "
-            f"as the cost command prices it ({code_words(line.pricing)}: {own}): {basis}"
-        ]
-    return []
+    `cost` prices them at): which, once, and each offer's own cost on every such line."""
+    elsewhere = [line for line in lines if said_elsewhere(line.verdict, line.a, line.b)]
+    if not elsewhere:
+        return []
+    bases: dict[str, list[str]] = {}
+    for line in elsewhere:
+        found = basis_words(line.verdict, line.a, line.b, evidence)
+        bases.setdefault(found, []).append(code_words(line.pricing))
+    # the figures are each chip's, the same on every line but where an offer's own differs
+    basis = (
+        next(iter(bases))
+        if len(bases) == 1
+        else " | ".join(f"{', '.join(pricings)}: {found}" for found, pricings in bases.items())
+    )
+    if costs_at_point(elsewhere[0].verdict, elsewhere[0].a, elsewhere[0].b) is None:
+        # the cells give both costs
+        return [f"{LEANING_AT}: both offers' costs at the figures it rests on: {basis}"]
+    own = "; ".join(f"{code_words(line.pricing)}: {_own_costs(line)}" for line in elsewhere)
+    return [
+        f"$/M: at the figures the verdict rests on, not each offer's own at the asked speed, "
+        f"as the cost command prices it ({own}): {basis}"
+    ]
+
+
+def _own_costs(line: Comparison) -> str:
+    """'GB200 $0.5644, H100-SXM $0.6300': both offers' own costs per million tokens."""
+    currency = str(line.a.get("currency") or "USD")
+    return ", ".join(
+        f"{row['chip']} {cost_text(row['usd_per_million_tokens'], currency)}"
+        for row in (line.a, line.b)
+    )
 
 
 def _free_baselines(

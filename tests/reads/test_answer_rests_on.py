@@ -15,6 +15,7 @@ from dataclasses import replace
 import pytest
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.vocabulary import code_words
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.reads.articles import article_answers
 from chipcost.reads.compare import compare_in
@@ -22,7 +23,7 @@ from chipcost.reads.cost import rank_cost
 from chipcost.reads.cost_asked import Ask, every_offer
 from chipcost.transform.change_words import change_words, times_words
 from chipcost.transform.cost import CostQuestion, cost_text
-from chipcost.transform.verdict import costs_at_point
+from chipcost.transform.verdict import costs_at_point, said_elsewhere
 from tests import warehouses
 from tests.cli.test_cost_cli import chipcost
 
@@ -214,3 +215,27 @@ def test_who_must_reach_a_break_even_on_two_lower_bounds_is_order_free(con):
                 assert one.verdict.break_even == pytest.approx(other.verdict.break_even)
                 assert one.verdict.break_even_least == other.verdict.break_even_least
     assert found
+
+
+def test_compares_note_gives_each_offers_own_cost_on_every_line_at_other_figures(con):
+    """GB200 against H100-SXM, Llama 3 70B training: the $/M columns are at the FP8 point
+    both are measured at on every line, but the note gave each offer's own cost (cost's, at
+    GB200's FP4 figure) for on demand only; cost's $0.5644 for the 7-day capacity block was
+    nowhere in compare's output."""
+    ask = _ask("llama-3-70b", "training")
+    every = rank_cost(con, every_offer(ask), CostQuestion())
+    result = compare_in(every, ask, "GB200", "H100-SXM")
+    ranked = rank_cost(con, replace(ask, chips=["GB200", "H100-SXM"]), CostQuestion()).rows
+    said = next(n for n in result.notes if n.startswith("$/M: at the figures the verdict rests"))
+    elsewhere = [line for line in result.lines if said_elsewhere(line.verdict, line.a, line.b)]
+    assert len(elsewhere) >= 3  # on demand and two capacity blocks on the sample
+    for line in elsewhere:
+        own = [
+            next(r for r in ranked if all(r[k] == row[k] for k in OFFER))["usd_per_million_tokens"]
+            for row in (line.a, line.b)
+        ]
+        pair = f"GB200 {cost_text(own[0])}, H100-SXM {cost_text(own[1])}"
+        assert f"{code_words(line.pricing)}: {pair}" in said, (line.pricing, said)
+    # the figures it rests on named once
+    assert said.count("not its own") == 1
+    assert said.count("GB200 against H100-SXM at") == 1
