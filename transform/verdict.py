@@ -356,6 +356,27 @@ def vs_words(judged: Verdict, a: CostRow, b: CostRow) -> str:
     return f"{words} at {mine} vs {theirs}/M"
 
 
+def row_sentence(judged: Verdict, a: CostRow, b: CostRow) -> str:
+    """The verdict's sentence for a ranking's row, whose change is its own cost over the
+    baseline's: where the verdict is drawn at other figures than the offers' own (the point
+    both chips are measured at), which, with both costs there and at their own: 'GB200 is 4%
+    dearer per token than H100-SXM at the figures both are measured at ($0.6545 vs $0.6300/M;
+    at their own, $0.5644 vs $0.6300)', on a row 10% cheaper by its own."""
+    chip_a, chip_b = str(a["chip"]), str(b["chip"])
+    said = judged.sentence(chip_a, chip_b)
+    costs = said_elsewhere(judged, a, b)
+    if costs is None or not judged.matched:  # a cannot say states no change: its point is said
+        return said
+    currency = str(a.get("currency") or "USD")
+    at, own = (
+        " vs ".join(cost_text(cost, currency) for cost in pair)
+        for pair in (costs, (a["usd_per_million_tokens"], b["usd_per_million_tokens"]))
+    )
+    where = f" at the figures both are measured at ({at}/M; at their own, {own})"
+    head = f" per token {'as' if judged.word == 'as cheap' else 'than'} {chip_b}"
+    return said.replace(head, head + where, 1)
+
+
 def basis_words(judged: Verdict, a: CostRow, b: CostRow, evidence: Evidence) -> str:
     """The figures a verdict's words rest on, where they are not the offers' own, and how
     each differs from its offer's own: 'MI300X against H100-SXM at MLPerf Inference's own
@@ -462,7 +483,7 @@ def with_verdicts(
         row["break_even_at_least"] = judged.break_even_least
         row["verdict"] = judged.word
         row["verdict_point"] = judged.point
-        row["in_words"] = judged.sentence(str(row["chip"]), baseline)
+        row["in_words"] = row_sentence(judged, row, b)
         # The verdict's change at the figures it rests on; the row's own change (its cost per
         # token / the baseline's, with_costs) stays beside it where a verdict is drawn, and no
         # percentage at all is given where the evidence cannot say.

@@ -239,3 +239,40 @@ def test_compares_note_gives_each_offers_own_cost_on_every_line_at_other_figures
     # the figures it rests on named once
     assert said.count("not its own") == 1
     assert said.count("GB200 against H100-SXM at") == 1
+
+
+@pytest.mark.parametrize(
+    ("model", "workload"), [("llama-3-70b", "training"), ("llama-3-70b", "inference")]
+)
+def test_a_rows_sentence_says_the_figures_its_verdict_rests_on(con, model, workload):
+    """cost's JSON gave GB200's 7-day capacity block change_vs_baseline_pct -10.41 (its own)
+    beside in_words 'GB200 is 4% dearer per token than H100-SXM' (at the FP8 point both are
+    measured at), saying no figures: where the verdict rests on other figures than the row's
+    own, its sentence says so with both costs there and at their own."""
+    rows = rank_cost(con, _ask(model, workload), CostQuestion()).rows
+    opposite = 0
+    for row in rows:
+        if row["verdict"] not in ("cheaper", "dearer", "as cheap"):
+            continue
+        own = (row["usd_per_million_tokens"], row["baseline_usd_per_million_tokens"])
+        if row.get("vs_baseline_basis") is None:  # at the row's own figures
+            assert "at their own" not in row["in_words"]
+            continue
+        at = [row[f"{side}usd_per_million_tokens_at_point"] for side in ("", "baseline_")]
+        said = (
+            f" at the figures both are measured at ({cost_text(at[0])} vs {cost_text(at[1])}/M; "
+            f"at their own, {cost_text(own[0])} vs {cost_text(own[1])})"
+        )
+        assert said in row["in_words"], row["in_words"]
+        if row["verdict"] != "as cheap":
+            opposite += (row["cost_change_vs_baseline"] < 0) != (row["verdict"] == "cheaper")
+    if workload == "training":  # GB200's capacity blocks: cheaper by their own, dearer there
+        assert opposite
+        row = next(
+            r for r in rows
+            if r["chip"] == "GB200" and r["pricing_model"] == "capacity_block" and r["term"] == "7d"
+        )  # fmt: skip
+        assert row["in_words"] == (
+            "GB200 is 4% dearer per token than H100-SXM at the figures both are measured at "
+            "($0.6545 vs $0.6300/M; at their own, $0.5644 vs $0.6300)"
+        )
