@@ -18,7 +18,7 @@ from chipcost.transform.comparison import cost_ranges
 from chipcost.transform.cost import CostQuestion
 from chipcost.transform.evidence import Reading
 from chipcost.transform.rows import CostRow, FigureRow, figure_rows
-from chipcost.transform.verdict import costs_at_point, figure_kind
+from chipcost.transform.verdict import costs_at_point, figure_kind, share_of
 from chipcost.warehouse.cost_per_token import Figures, figures
 
 # The pairs the articles chipcost grew from ask about (docs/cost-per-token.md, "Where the
@@ -42,7 +42,7 @@ ANSWER_FIELDS = (
     "a_where", "b_where", "a_discount", "b_discount", "same_provider",
     "a_figure", "b_figure", "a_figure_at_speed", "b_figure_at_speed", "caveats", "why_not",
     "verdict", "break_even_for", "break_even_tokens_per_second_per_chip",
-    "break_even_at_least", "break_even_share_pct",
+    "break_even_at_least", "break_even_share_pct", "break_even_share_of",
     "a_kind", "b_kind", "a_cost_low", "a_cost_high", "b_cost_low", "b_cost_high",
 )  # fmt: skip
 
@@ -197,6 +197,9 @@ def _answer(
         # The break-even in percent of that chip's own figure there (its derived estimate
         # where it is not measured), in percent as every share and change: 174.8.
         "break_even_share_pct": None if line.verdict.share is None else 100 * line.verdict.share,
+        # what that share is of: 'its own figure there', or 'its derived estimate, at another
+        # point' where the estimate is not at the point (compare's break_even_share_of)
+        "break_even_share_of": share_of(line.verdict),
         # Changes in percent, as every read gives them (negative = cheaper).
         **{
             f"{name}_pct": None if change is None else 100 * change

@@ -34,7 +34,13 @@ from chipcost.transform.comparison import (
 )
 from chipcost.transform.cost import CostQuestion, cost_text
 from chipcost.transform.rows import CostRow, FigureRow
-from chipcost.transform.verdict import Evidence, basis_words, costs_at_point, said_elsewhere
+from chipcost.transform.verdict import (
+    Evidence,
+    basis_words,
+    costs_at_point,
+    said_elsewhere,
+    share_of,
+)
 from chipcost.warehouse.cost_per_token import Figures
 
 if TYPE_CHECKING:  # a frame only for csv, json and the Python API
@@ -109,6 +115,7 @@ class CompareResult:
                     "break_even_tokens_per_second_per_chip": line.verdict.break_even,
                     "break_even_at_least": line.verdict.break_even_least,
                     "break_even_share_pct": _percent(line.verdict.share),
+                    "break_even_share_of": share_of(line.verdict),
                     **estimate_fields(line.verdict),
                     "best_case_change_pct": _percent(line.best),
                     "worst_case_change_pct": _percent(line.worst),

@@ -12,6 +12,7 @@ import polars as pl
 from chipcost.reports.versus_charts import PUBLISHED, charted, pair_anchor
 from chipcost.transform.cost import cost_text
 from chipcost.transform.rows import number
+from chipcost.transform.verdict import SHARE_THERE
 
 # Which offers an answer sets against each other: compare's pairing (chipcost.transform.comparison
 # paired), said in the report and the explorer.
@@ -112,13 +113,16 @@ def break_even_words(row: Mapping[str, object]) -> str:
     """'H100-SXM must do at least 212 tok/s per chip (14% of its own figure there)': whose
     break-even it is (A, or B where only A is measured), at least where it rests on a lower
     bound, and its share of that chip's own figure at the point (its derived estimate where
-    it is not measured), as compare's answer words it; '' where none."""
+    it is not measured), as compare's answer words it; where that estimate is not at the
+    point, its share of the estimate says so ('1899% of its derived estimate, at another
+    point': break_even_share_of); '' where none."""
     needed, who = row.get("break_even_tokens_per_second_per_chip"), row.get("break_even_for")
     if needed is None or who is None:
         return ""
     least = " at least" if row.get("break_even_at_least") else ""
     share = row.get("break_even_share_pct")
-    of = "" if share is None else f" ({number(share):.0f}% of its own figure there)"
+    basis = row.get("break_even_share_of") or SHARE_THERE
+    of = "" if share is None else f" ({number(share):.0f}% of {basis})"
     return f"{who} must do{least} {number(needed):,.0f} tok/s per chip{of}"
 
 

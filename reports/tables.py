@@ -410,6 +410,7 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
             "break_even_tokens_per_second_per_chip",
             "break_even_at_least",
             "break_even_share_pct",
+            "break_even_share_of",
         ).map_elements(break_even_words, return_dtype=pl.String),
     )
     wanted = ["group", "answer", "pricing", "needs", "a_cost", "b_cost", "a_figure", "b_figure"]

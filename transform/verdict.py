@@ -298,6 +298,24 @@ def _anchor(mine: list[Reading], theirs: list[Reading], chip_a: str, chip_b: str
     return min(keys, key=lambda side: keys[side])
 
 
+# What a break-even's share is of (Verdict.share), as every output words it: the figure of
+# the chip that must reach it at the point (measured, or its derived estimate there), else
+# its derived estimate at another point (Estimate.unlike), else its own figure elsewhere.
+SHARE_THERE = "its own figure there"
+SHARE_ESTIMATE_ELSEWHERE = "its derived estimate, at another point"
+SHARE_OWN_ELSEWHERE = "its own figure, at another point"
+
+
+def share_of(judged: Verdict) -> str:
+    """What `judged.share` is a share of (SHARE_THERE and the others above)."""
+    if not judged.anchor:  # both measured there, or neither (A's own, derived as B's)
+        return SHARE_THERE
+    found = judged.estimate
+    if found is None or found.value <= 0:  # the offer's own figure at the asked speed
+        return SHARE_OWN_ELSEWHERE
+    return SHARE_ESTIMATE_ELSEWHERE if found.unlike else SHARE_THERE
+
+
 def cost_at(row: CostRow, tps: float) -> float:
     """The cost per million tokens of an offer at `tps` tokens/s per chip."""
     return cost_per_million_tokens(row["price_per_chip_hour"], tps)

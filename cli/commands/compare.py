@@ -33,14 +33,23 @@ from chipcost.core.vocabulary import (
     no_term_rest,
     pricing_words,
 )
-from chipcost.transform.change_words import change_words, leaning_notes
+from chipcost.transform.change_words import ESTIMATE_ELSEWHERE, change_words, leaning_notes
 from chipcost.transform.comparison import Comparison
 from chipcost.transform.cost import cost_text
 from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.evidence import Estimate, Reading
 from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import money_sign
-from chipcost.transform.verdict import cost_at, costs_at_point, figure_kind, table_words
+from chipcost.transform.verdict import (
+    SHARE_ESTIMATE_ELSEWHERE,
+    SHARE_OWN_ELSEWHERE,
+    SHARE_THERE,
+    cost_at,
+    costs_at_point,
+    figure_kind,
+    share_of,
+    table_words,
+)
 
 if TYPE_CHECKING:  # the table reads the answer: DuckDB's import is not needed to print it
     from chipcost.reads.compare import CompareResult
@@ -337,6 +346,23 @@ def _say_under(console: Screen, text: str) -> None:
     console.say(shown(text), indent=indent)
 
 
+# What --wide's share column is of, by share_of's words.
+_SHARE_OF = {
+    SHARE_THERE: "that chip's own figure there (its derived estimate where it is not measured)",
+    SHARE_ESTIMATE_ELSEWHERE: (
+        f"that chip's derived estimate, at another point, on a line marked {ESTIMATE_ELSEWHERE}"
+    ),
+    SHARE_OWN_ELSEWHERE: "that chip's own figure, at another point, where it has no estimate",
+}
+
+
+def _share_note(result: CompareResult) -> str:
+    """'share: the must do in percent of that chip's own figure there ...', and of what else
+    it is on a line whose estimate is not at the point (share_of)."""
+    found = dict.fromkeys(share_of(line.verdict) for line in result.lines)
+    return "share: the must do in percent of " + ", or ".join(_SHARE_OF[of] for of in found)
+
+
 def print_comparison(console: Screen, result: CompareResult, *, wide: bool = False) -> None:
     header = result.ranking.header
     at = ""
@@ -372,10 +398,7 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
         f"must do: the tok/s per chip {needs} must reach to cost as little per token",
     ]
     if wide:
-        marks.append(
-            "share: the must do in percent of that chip's own figure there (its derived "
-            "estimate where it is not measured)"
-        )
+        marks.append(_share_note(result))
     if any(str(row["pricing"]).endswith(PAID_DIFFERENTLY) for row in cells):
         marks.append(
             f"under a pricing model, how both offers are paid; {PAID_DIFFERENTLY}: each is "

@@ -234,3 +234,46 @@ def test_the_break_even_names_the_chip_that_must_do_it(sample_db):
     assert "Break-even: who must do what (share of its own figure)" in " ".join(
         page.replace("&#x27;", "'").split()
     )
+
+
+def test_a_share_of_an_estimate_at_another_point_says_so(sample_db, tmp_path):
+    """The report and the explorer said 'Trainium2 must do 15,914 tok/s per chip (1899% of its
+    own figure there)' beside Trainium2's derived estimate 'at 1,000 in / 1,000 out tokens ...
+    not this point': the share is of that estimate, at another point, and says so, as
+    compare's frame and its --wide note do."""
+    import polars as pl
+
+    from chipcost.reports.site import _versus
+    from chipcost.reports.tables import head_to_head_table, table_html
+
+    con = connect(sample_db, read_only=True)
+    try:
+        answers = article_answers(con, stale_days=10_000)
+        ask = Ask(model="llama-3-70b", workload="inference", chips=[], baseline="H100-SXM",
+                  baseline_given=True, stale_days=10_000)  # fmt: skip
+        frame = compare(con, ask, "Trainium2", "H100-SXM").frame()
+    finally:
+        con.close()
+    answer = _answer(answers, "Trainium2", "H100-SXM", "inference")
+    assert "not this point" in answer["answer"]  # its estimate is at another point
+    elsewhere = "its derived estimate, at another point"
+    assert answer["break_even_share_of"] == frame["break_even_share_of"][0] == elsewhere
+    needed, share = answer["break_even_tokens_per_second_per_chip"], answer["break_even_share_pct"]
+    cell = f"Trainium2 must do {needed:,.0f} tok/s per chip ({share:.0f}% of {elsewhere})"
+    page = table_html(head_to_head_table(pl.DataFrame(answers, infer_schema_length=None)))
+    site = _versus(answers, [])
+    for html in (page, site):
+        said = " ".join(html.replace("&#x27;", "'").split())
+        assert cell in said
+        assert f"({share:.0f}% of its own figure there)" not in said
+    # measured at the point both are (MI300X against H100-SXM): its own figure there
+    measured = _answer(answers, "MI300X", "H100-SXM", "inference")
+    assert measured["break_even_share_of"] == "its own figure there"
+    shown = chipcost(
+        "compare", "Trainium2", "H100-SXM", "--model", "llama-3-70b", "--workload",
+        "inference", "--wide", "--db", str(sample_db), env={"COLUMNS": "240"},
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert "share: the must do in percent of that chip's derived estimate, at another point" in text
+    assert "share: the must do in percent of that chip's own figure there" not in text
