@@ -128,7 +128,8 @@ def _baseline(
             f"break-even tok/s: what the row's chip must do per chip to cost as little per "
             f"token, or {ask.baseline} where the cell names it (the row's chip measured where "
             f"{ask.baseline} is not); share: of that chip's own figure there (its derived "
-            f"estimate where it is not measured)"
+            f"estimate where it is not measured; 'of est. elsewhere': of its derived estimate "
+            f"at another point, 'elsewhere': of its own figure at another point)"
         ]
     filtered = any(ask.filters.values()) or ask.max_interruption is not None
     message = (

@@ -131,6 +131,7 @@ class CostRow(TypedDict, total=False):
     throughput_figure_kind: str
     break_even_tokens_per_second_per_chip: float | None
     break_even_share: float | None
+    break_even_share_of: str | None  # what the share is of (transform.verdict.share_of)
     break_even_for: str | None
     break_even_at_least: bool | None
     verdict: str | None

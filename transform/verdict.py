@@ -457,6 +457,7 @@ def table_words(judged: Verdict, a: CostRow, b: CostRow) -> str:
 _NOT_SAID: CostRow = {
     "usd_per_million_tokens_at_point": None, "baseline_usd_per_million_tokens_at_point": None,
     "break_even_tokens_per_second_per_chip": None, "break_even_share": None,
+    "break_even_share_of": None,
     "break_even_for": None, "break_even_at_least": None, "verdict": None, "verdict_point": None,
     "in_words": None, "vs_baseline_at_point": None, "vs_baseline_basis": None,
 }  # fmt: skip
@@ -497,6 +498,7 @@ def with_verdicts(
         row["baseline_usd_per_million_tokens_at_point"] = at_point[1]
         row["break_even_tokens_per_second_per_chip"] = judged.break_even
         row["break_even_share"] = judged.share
+        row["break_even_share_of"] = share_of(judged) if judged.share is not None else None
         row["break_even_for"] = judged.needed_by(row["chip"], baseline)
         row["break_even_at_least"] = judged.break_even_least
         row["verdict"] = judged.word

@@ -115,7 +115,7 @@ def _columns(result: CompareResult, wide: bool) -> list[Column]:
         Column("a_cpm", f"{a} {sign}/M{est['a']}", numeric=True, essential=True),
         Column("b_cpm", f"{b} {sign}/M{est['b']}", numeric=True, essential=True),
         Column("needs", "must do", numeric=True, essential=True),
-        Column("verdict", "verdict", essential=True),
+        Column("verdict", "verdict", essential=True, primary=True),
     ]
     if wide:
         columns += [

@@ -102,7 +102,12 @@ def _needs(row: CostRow) -> str:
     if needed is None or share is None:
         return ""
     who = row.get("break_even_for")
-    said = f"{'≥' if row.get('break_even_at_least') else ''}{needed:,.0f} ({share:,.0%})"
+    # a share of a figure at another point than the one the break-even is set at says so
+    from chipcost.transform.verdict import SHARE_ESTIMATE_ELSEWHERE, SHARE_OWN_ELSEWHERE
+
+    marks = {SHARE_ESTIMATE_ELSEWHERE: " of est. elsewhere", SHARE_OWN_ELSEWHERE: " elsewhere"}
+    elsewhere = marks.get(row.get("break_even_share_of") or "", "")
+    said = f"{'≥' if row.get('break_even_at_least') else ''}{needed:,.0f} ({share:,.0%}{elsewhere})"
     return f"{who} {said}" if who and who != row.get("chip") else said
 
 

@@ -276,3 +276,28 @@ def test_a_rows_sentence_says_the_figures_its_verdict_rests_on(con, model, workl
             "GB200 is 4% dearer per token than H100-SXM at the figures both are measured at "
             "($0.6545 vs $0.6300/M; at their own, $0.5644 vs $0.6300)"
         )
+
+
+def test_costs_break_even_share_says_when_it_is_of_an_estimate_at_another_point(con, tmp_path):
+    """Trainium2's break-even share is of its derived estimate at its own 1,000/1,000 point,
+    not of a figure at H100-SXM's: its rows say so (break_even_share_of, and 'of est.
+    elsewhere' in the table's cell), where the note said 'of that chip's own figure there'."""
+    from chipcost.transform.verdict import SHARE_ESTIMATE_ELSEWHERE, SHARE_THERE
+
+    ranking = rank_cost(
+        con, replace(_ask("llama-3-70b", "inference"), chips=["Trainium2"]), CostQuestion()
+    )
+    rows = [r for r in ranking.rows if r["break_even_share"] is not None]
+    assert rows and {r["break_even_share_of"] for r in rows} == {SHARE_ESTIMATE_ELSEWHERE}
+    measured = rank_cost(
+        con, replace(_ask("llama-3-70b", "inference"), chips=["H200"]), CostQuestion()
+    )
+    shares = {r["break_even_share_of"] for r in measured.rows if r["break_even_share"]}
+    assert shares == {SHARE_THERE}
+    shown = chipcost(
+        "cost", "--model", "llama-3-70b", "--workload", "inference", "--chip", "Trainium2",
+        "--db", str(warehouses.sample(tmp_path / "w.duckdb")), env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    cells = re.findall(r"[\d,]+ \(\d[\d,]*%[^)]*\)", shown.stdout)
+    assert cells and all(cell.endswith("% of est. elsewhere)") for cell in cells), cells
