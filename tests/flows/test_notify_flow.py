@@ -158,9 +158,9 @@ def test_cli_refuses_a_wrong_url_before_collecting(tmp_path):
         "collect", "--replay", str(archive), "--db", str(tmp_path / "w.duckdb"),
         "--notify", "hooks.example.com/x",
     )  # fmt: skip
-    assert result.returncode == 1
-    assert "is not an apprise URL" in result.stderr and "Traceback" not in result.stderr
-    assert not (tmp_path / "w.duckdb").exists()
+    assert result.returncode == 2  # a value given on the command line: a usage error
+    assert "--notify 'hooks.exampl…' is not an apprise URL" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "w.duckdb").exists()
 
 
 @pytest.mark.parametrize("size", [-5.0, float("nan")])
