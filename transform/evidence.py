@@ -512,13 +512,14 @@ class Verdict:
         lean = self.leaning()
         return f"{self.word}, {lean}" if lean else self.change_words()
 
-    def sentence(self, chip_a: str, chip_b: str) -> str:
-        """The answer as the evidence allows it to be worded."""
+    def sentence(self, chip_a: str, chip_b: str, where: str = "") -> str:
+        """The answer as the evidence allows it to be worded; `where`: what a change drawn is
+        drawn at, said after the chips (' at the figures both are measured at (...)')."""
         names = {"a": chip_a, "b": chip_b}
         if self.word == "as cheap":
-            return f"{chip_a} is as cheap per token as {chip_b}"
+            return f"{chip_a} is as cheap per token as {chip_b}{where}"
         if self.matched:
-            said = f"{chip_a} is {self.change_words()} per token than {chip_b}"
+            said = f"{chip_a} is {self.change_words()} per token than {chip_b}{where}"
             return said + self._bound_words(names)
         if self.bound and not self.anchor:
             needs, other = names[self.needs], names["b" if self.needs == "a" else "a"]

@@ -381,18 +381,17 @@ def row_sentence(judged: Verdict, a: CostRow, b: CostRow) -> str:
     dearer per token than H100-SXM at the figures both are measured at ($0.6545 vs $0.6300/M;
     at their own, $0.5644 vs $0.6300)', on a row 10% cheaper by its own."""
     chip_a, chip_b = str(a["chip"]), str(b["chip"])
-    said = judged.sentence(chip_a, chip_b)
     costs = said_elsewhere(judged, a, b)
     if costs is None or not judged.matched:  # a cannot say states no change: its point is said
-        return said
+        return judged.sentence(chip_a, chip_b)
     currency = str(a.get("currency") or "USD")
     at, own = (
         " vs ".join(cost_text(cost, currency) for cost in pair)
         for pair in (costs, (a["usd_per_million_tokens"], b["usd_per_million_tokens"]))
     )
-    where = f" at the figures both are measured at ({at}/M; at their own, {own})"
-    head = f" per token {'as' if judged.word == 'as cheap' else 'than'} {chip_b}"
-    return said.replace(head, head + where, 1)
+    return judged.sentence(
+        chip_a, chip_b, f" at the figures both are measured at ({at}/M; at their own, {own})"
+    )
 
 
 def basis_words(judged: Verdict, a: CostRow, b: CostRow, evidence: Evidence) -> str:
