@@ -47,7 +47,7 @@ def _answers(
             try:
                 given = takes.bind(*args, **kwargs).arguments
             except TypeError as exc:  # as any Python call's: what the signature refuses
-                raise TypeError(f"{question.command}() {exc}") from None
+                raise TypeError(f"{question.command}() {exc}{_why_not(question, kwargs)}") from None
             for name, value in given.items():
                 given[name] = value = _taken_once(name, value)
                 _check_type(question, name, value)
@@ -59,6 +59,15 @@ def _answers(
         return call
 
     return answer
+
+
+def _why_not(question: Question, given: Mapping[str, Any]) -> str:
+    """Why the read takes none of the keywords given that other reads take, where it is said
+    (chipcost.core.asks.NOT_TAKEN, as the command line says it): '' otherwise."""
+    for name in given:
+        if why := asks.NOT_TAKEN.get((question.command, f"--{name.replace('_', '-')}")):
+            return f": {why}"
+    return ""
 
 
 def _old_keywords(question: Question, given: Mapping[str, Any]) -> None:

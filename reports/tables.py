@@ -418,7 +418,7 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
     labels = {
         "answer": "Answer",
         "pricing": "Pricing",
-        "needs": "Break-even: who must do what (share of its own figure)",
+        "needs": "Break-even: who must do what (share of the figure each names)",
         "a_cost": "A: USD per million tokens",
         "b_cost": "B: USD per million tokens",
         "a_figure": "A's figure",

@@ -141,3 +141,17 @@ def test_docs_api_names_every_keyword_each_read_takes():
         takes = [p for p in inspect.signature(getattr(chipcost, name)).parameters if p not in old]
         said = [part.split("=")[0].strip() for part in listed.split(",")]
         assert [p for p in said if p != "*"] == takes, name
+
+
+@pytest.mark.parametrize("keyword", ["provider", "region"])
+def test_index_given_a_filter_other_reads_take_says_why_it_takes_none(golden, keyword):
+    """As `chipcost index --provider` says it: the level is the median of every provider's
+    cheapest price (it was Python's bare "unexpected keyword argument")."""
+    with pytest.raises(TypeError) as refused:
+        chipcost.index(**{keyword: "aws"}, db=golden)
+    said = str(refused.value)
+    assert said.startswith(f"index() got an unexpected keyword argument '{keyword}': its level")
+    assert "median of every provider's cheapest price" in said
+    with pytest.raises(TypeError) as unknown:  # a keyword no read takes: Python's words alone
+        chipcost.index(bogus=1, db=golden)
+    assert str(unknown.value) == "index() got an unexpected keyword argument 'bogus'"

@@ -231,7 +231,7 @@ def test_the_break_even_names_the_chip_that_must_do_it(sample_db):
     for html in (page, site):
         said = " ".join(html.replace("&#x27;", "'").split())
         assert cell in said and "A must do" not in said
-    assert "Break-even: who must do what (share of its own figure)" in " ".join(
+    assert "Break-even: who must do what (share of the figure each names)" in " ".join(
         page.replace("&#x27;", "'").split()
     )
 
