@@ -41,6 +41,8 @@ _AMOUNT = re.compile(
 # A minus before the amount, wherever it stands among the currency marks: "-1.50", "USD -2.49",
 # "$-3.90/GPU-hr", "- US$ 2". A hyphen after it ("$2-3", "GPU-hr") is no sign.
 _NEGATIVE = re.compile(r"(?i)[-−]\s*(?:us\$|\$|usd)?\s*$")
+# A minus right after the amount and nothing after it: a debit as accounts write it ("2.49-").
+_TRAILING_MINUS = re.compile(r"\s*[-−]\s*$")
 # Currency marks, separators and the hour around a price: "$2.49/hr", "US$ 2.49 per hour",
 # "2,49 USD". Nothing that says what the price is for: those words are read, not thrown away.
 _DECORATION = re.compile(r"(?i)(us\$|\$|usd|/|per|hour|hr|h\b|at|-|\s)+")
@@ -66,7 +68,8 @@ def parse_price(text: str | float | int | None, per: str | None = None) -> float
     "$2.49/hr" -> 2.49, "2,49" -> 2.49 (decimal comma), "$1,234.50" -> 1234.5. Raises
     PriceError (a ValueError) for text that is neither, such as "$2-3" or "call", for a number
     of any other shape ("$2..49", "$2,49,99": never read as 249 or 24999), and for a minus
-    before the amount ("USD -2.49", "$-3.90/GPU-hr"). `per`: what
+    before the amount ("USD -2.49", "$-3.90/GPU-hr") or ending the cell after it ("2.49-").
+    `per`: what
     the parser reads the cell as pricing (PER_GPU, PER_INSTANCE); a cell that says it prices
     the other ("$18.00/GPU" where an instance's price is read) or gives a lowest price ("From
     $50.44") is refused. None: the cell's words of its unit and "from" are not read (a parser
@@ -80,7 +83,9 @@ def parse_price(text: str | float | int | None, per: str | None = None) -> float
     if says_no_price(cleaned):
         return None
     first = _NUMBER.search(cleaned)
-    if first is not None and _NEGATIVE.search(cleaned, 0, first.start()):
+    if first is not None and (
+        _NEGATIVE.search(cleaned, 0, first.start()) or _TRAILING_MINUS.match(cleaned, first.end())
+    ):  # "-2.49", "USD -2.49", or as accounts write a debit, "2.49-"
         raise PriceError(f"price {str(text)!r} is negative")
     if per is not None:
         _check_unit(cleaned, per, str(text))

@@ -37,7 +37,10 @@ def test_a_number_of_no_amount_shape_is_refused_naming_the_cell(text):
 
 
 @pytest.mark.parametrize(
-    "text", ["USD -2.49", "$-3.90/GPU-hr", "- $2.49", "US$ −2.49", "−2.49", "$ -2"]
+    "text",
+    # a minus after the amount ending the cell is a debit as accounts write it ("2.49-" was
+    # read as 2.49)
+    ["USD -2.49", "$-3.90/GPU-hr", "- $2.49", "US$ −2.49", "−2.49", "$ -2", "2.49-", "$2.49 −"],
 )
 def test_a_minus_before_the_amount_is_refused_as_negative(text):
     with pytest.raises(PriceError, match="is negative"):
