@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from chipcost.core.counting import counted
+
 _MICROS = 1_000_000
 
 
@@ -48,5 +50,5 @@ def age_words(age: timedelta, ahead: timedelta, *, since: str = "ago") -> str:
         return f"under an hour {since}"
     if age < timedelta(days=2):
         hours = int(age.total_seconds() // 3600)
-        return f"{hours} hour{'s' if hours != 1 else ''} {since}"
+        return f"{counted(hours, 'hour')} {since}"
     return f"{age.days} days {since}"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from chipcost import archive
 from chipcost.core.commands import PENDING, REPLAY_DIR
+from chipcost.core.counting import counted
 from chipcost.core.errors import ChipcostError, Stopped, UsageError, WarehouseBusy
 from chipcost.core.network import Network
 from chipcost.core.questions import COMMAND_LINE
@@ -389,7 +390,7 @@ def conflicts(outcomes: list[RunOutcome]) -> str | None:
     one = len(refused) == 1
     shown = ", ".join(refused[:5]) + (f" and {len(refused) - 5} more" if len(refused) > 5 else "")
     return (
-        f"{len(refused)} source{'' if one else 's'} of archived runs loaded before from other "
+        f"{counted(len(refused), 'source')} of archived runs loaded before from other "
         f"payloads {'was' if one else 'were'} not loaded ({shown}): the first "
         f"load{'' if one else 's'} {'stands' if one else 'stand'}, and "
         f"{'its' if one else 'each'} message names the run to `chipcost remove-run` to take the "
