@@ -9,7 +9,7 @@ import polars as pl
 from great_tables import GT
 
 from chipcost.reports.answers import answer_lines
-from chipcost.reports.labels import ESTIMATED, prose
+from chipcost.reports.labels import ESTIMATED, prose, tenths_pct
 from chipcost.reports.moves import place_of_alike, swing_words
 from chipcost.reports.tables import (
     JUMP_COLUMNS,
@@ -39,7 +39,7 @@ def moves_table(rows: pl.DataFrame) -> str:
     gt = GT(frame).cols_label(move="Chip, where, pricing", prices="Was → now", change_pct="%")
     gt = gt.fmt(_move_cell, columns="move").cols_align("left", columns="move")
     gt = gt.fmt(_prices_cell, columns="prices").cols_align("left", columns="prices")
-    gt = gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
+    gt = gt.fmt(tenths_pct, columns="change_pct")
     gt = marked_jumps(gt, frame).cols_hide([c for c in JUMP_COLUMNS if c in frame.columns])
     # A % has no place to break; a jump's "×8.0 and back" may, between its words, to leave
     # the prices their room on a phone.

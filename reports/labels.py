@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import polars as pl
@@ -41,14 +42,23 @@ def with_labels(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(offer=offer_label(), where=where_label())
 
 
-def signed_pct(value: float | None) -> str:
-    """−8%, +2.5%, 0%: one decimal, dropped when it is zero."""
+def signed_pct(value: float | None, *, tenths: bool = False) -> str:
+    """−8%, +2.5%, 0%: one decimal, dropped when it is zero (kept with `tenths`: −8.0%, as the
+    report's tables align them). A move that rounds to nothing is a move, not 0%: +<0.1%."""
     if value is None:
         return ""
-    text = f"{abs(value):.1f}".removesuffix(".0")
-    if text == "0":
-        return "0%"
-    return f"{MINUS if value < 0 else '+'}{text}%"
+    if value == 0:
+        return "0.0%" if tenths else "0%"
+    text = f"{abs(value):.1f}"
+    text = text if tenths else text.removesuffix(".0")
+    sign = MINUS if value < 0 else "+"
+    return f"{sign}<0.1%" if float(text) == 0 else f"{sign}{text}%"
+
+
+def tenths_pct(value: float | None) -> str:
+    """A table's % cell, as HTML: signed_pct to a tenth (great-tables' fmt_percent said +0.0%
+    of a move of $0.0001)."""
+    return html.escape(signed_pct(value, tenths=True))
 
 
 def money(value: float | None, decimals: int = 4) -> str:

@@ -27,6 +27,12 @@ def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
     # On the prices themselves: change_pct is rounded, and a move of a thousandth of a
     # percent is a move (from $3.7821 to $3.7819), not a price back where it began.
     frame = frame.with_columns(back=~pl.col("jump_back") & (new == old))
+    if "change_pct" in frame.columns:  # rounded to 0.00 by the view: the prices say how much
+        hidden = (pl.col("change_pct") == 0) & (new != old)
+        exact = 100 * (new - old) / old
+        frame = frame.with_columns(
+            change_pct=pl.when(hidden).then(exact).otherwise(pl.col("change_pct"))
+        )
     size = (
         pl.when(pl.col("jump_back") | pl.col("back"))
         .then(100 * (pl.col("jump_factor") - 1))
@@ -41,8 +47,8 @@ def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
 
 # What makes two moves alike for the e-mail: the same chip, provider, pricing and prices.
 # Offers move alike when one provider's price of a chip, under one pricing, changed by the
-# same percentage as shown (to a tenth): a repricing of every size of an instance family is
-# one move to read, whatever each size's price per chip.
+# same percentage as shown (to a tenth, and the same way): a repricing of every size of an
+# instance family is one move to read, whatever each size's price per chip.
 # A jump out and back is alike by its factor and direction as shown; a real move has neither.
 # A move back where it began is alike by its low and high (% from where it began, to a tenth)
 # and their days.
@@ -51,6 +57,8 @@ _ALIKE = ["chip", "provider", "source", "pricing_model", "offer", "jump_back", "
 _OLD = pl.col("old_price_per_hour")
 _SHOWN = {
     "shown_pct": pl.col("change_pct").round(1),
+    # and its way: +0.001% and −0.02% are both 0.0 to a tenth, one up and one down
+    "shown_way": pl.col("change_pct").sign(),
     "shown_jump": pl.when(pl.col("jump_back")).then(pl.col("jump_factor").round(1)),
     "shown_up": pl.when(pl.col("jump_back")).then(pl.col("jump_up")),
     "shown_low": pl.when(pl.col("back")).then(

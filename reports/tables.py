@@ -10,7 +10,15 @@ import polars as pl
 from great_tables import GT, loc, nanoplot_options, style
 
 from chipcost.core.vocabulary import BUCKET_LABELS
-from chipcost.reports.labels import BACK, holds_words, jump_mark, marked, model_label, money
+from chipcost.reports.labels import (
+    BACK,
+    holds_words,
+    jump_mark,
+    marked,
+    model_label,
+    money,
+    tenths_pct,
+)
 from chipcost.transform.cost import cost_text
 from chipcost.transform.tokens import money_sign
 from chipcost.warehouse.snapshot import CANNOT_HOLD
@@ -152,7 +160,7 @@ def changes_table(moves: pl.DataFrame) -> GT:
         trend="Daily price",
     )
     gt = (
-        gt.fmt_percent(columns="change_pct", decimals=1, scale_values=False, force_sign=True)
+        gt.fmt(tenths_pct, columns="change_pct")
         .cols_align("right", columns=SAID_PRICES)
         .tab_spanner("USD per chip-hour", [*SAID_PRICES, "change_pct"])
         .fmt_nanoplot("trend", plot_type="line", options=TREND)

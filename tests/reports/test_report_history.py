@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import email
 import email.policy
+import html
 import re
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from chipcost.reports.build import compose, write_report
+from chipcost.reports.labels import signed_pct
 from chipcost.reports.text import headline, text_body
 from tests.helpers import day, record, run_of
 from tests.reports.test_report_output import warehouse
@@ -156,3 +159,27 @@ def test_a_chart_is_tall_enough_to_name_every_line():
     last_y, last = legend[-1]
     assert last == f"{models[-1]} $7.0000"
     assert TOP + float(last_y) + LEGEND_DESCENT <= height
+
+
+def test_a_move_too_small_for_a_tenth_is_said_as_one_not_as_0_percent(tmp_path):
+    """$98.3200 to $98.3210 an instance (+0.001%, 0.00 in change_pct's two decimals) and
+    $98.3200 to $98.3000 (−0.02%): each a move, up or down, in the table, the glance and the
+    text; before, '+0.0%' and '0%', which read as no move."""
+    offers = [(98.32, 98.32), (98.321, 98.30)]
+    west = "us-west-2"
+    runs = [
+        run_of([record(price_per_hour=a, sku="A"), record(region=west, price_per_hour=b)], day(n))
+        for n, (a, b) in zip((1, 3), offers, strict=True)
+    ]
+    made = write_report(warehouse(tmp_path / "w.duckdb", runs), tmp_path / "r")
+    up = made.data.moves.filter(pl.col("region") == "us-east-1").row(0, named=True)
+    assert not up["back"] and 0 < up["change_pct"] < 0.005
+    page = html.unescape(re.sub(r"<[^>]+>", "", made.html_path.read_text()))
+    assert "+<0.1%" in page and "−<0.1%" in page
+    assert "+0.0%" not in page and "−0.0%" not in page
+    # Up and down are not alike, though both are 0.0 to a tenth.
+    said = text_body(made.data, 10)
+    assert "−<0.1%  H100-SXM: $12.2900 -> $12.2875\n" in said
+    assert "+<0.1%  H100-SXM: $12.2900 -> $12.2901\n" in said
+    assert signed_pct(up["change_pct"]) == "+<0.1%" and signed_pct(-0.04) == "−<0.1%"
+    assert signed_pct(0.0) == "0%" and signed_pct(-2.5) == "−2.5%" and signed_pct(8.0) == "+8%"
