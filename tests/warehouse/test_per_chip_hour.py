@@ -33,6 +33,24 @@ def test_a_reader_of_the_file_divides_with_the_macro_the_writer_created(tmp_path
     assert none_for_no_chips is None
 
 
+def test_the_per_chip_view_keeps_every_column_of_current_prices(tmp_path):
+    """per_chip_prices is current_prices per chip-hour: its currency too (the stated one alone,
+    EUR beside a converted price, read as a price in euros) and the source's URL."""
+    path = tmp_path / "w.duckdb"
+    con = connect(path)
+    try:
+        load_run(con, run_of([record(chip_count=8.0, price_per_hour=55.04)], day(0)))
+        current = {d[0] for d in con.execute("FROM current_prices LIMIT 0").description}
+        per_chip = {d[0] for d in con.execute("FROM per_chip_prices LIMIT 0").description}
+        [(currency, url)] = con.execute(
+            "SELECT currency, source_url FROM per_chip_prices"
+        ).fetchall()
+    finally:
+        con.close()
+    assert current - per_chip == set()
+    assert (currency, url) == ("USD", record().source_url)
+
+
 def test_no_other_code_divides_a_price_by_its_chips():
     found = [
         f"{path.relative_to(ROOT)}:{number}"
