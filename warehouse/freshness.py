@@ -19,7 +19,9 @@ from chipcost.warehouse.fx import NONE_UNRATED, Unrated, unrated, unrated_of, un
 # its last run that succeeded ('ok'), so only that run dates them and says whether they are
 # sample data. 'already_loaded' (a replay of a run already in the warehouse) adds nothing new.
 # The latest attempt is the one of the newest prices (then the latest started): a replay of
-# older archived runs does not hide how today's live run went. Which sources have current
+# older archived runs does not hide how today's live run went. It is dated as the last success
+# is, by its run's time (observed_at, as `chipcost sources --runs` lists runs): a replayed
+# run's started_at is when the replay ran, not the moment it tells of. Which sources have current
 # prices is asked only where the caller names none (reading current_prices is most of the
 # query's time).
 _SOURCES = """
@@ -28,7 +30,7 @@ SELECT
     epoch_us(max(r.observed_at) FILTER (WHERE s.status = 'ok')) AS last_ok_at,
     arg_max(s.run_id, r.observed_at) FILTER (WHERE s.status = 'ok') AS last_ok_run,
     arg_max(r.sample, r.observed_at) FILTER (WHERE s.status = 'ok') AS sample,
-    epoch_us(arg_max(r.started_at, (r.observed_at, r.started_at))) AS last_attempt_at,
+    epoch_us(max(r.observed_at)) AS last_attempt_at,
     arg_max(s.status, (r.observed_at, r.started_at)) AS last_status,
     {has_prices} AS has_prices
 FROM source_runs s JOIN runs r USING (run_id)
@@ -46,9 +48,9 @@ class SourceFreshness(NamedTuple):
     last_ok_at: datetime | None  # when the prices of its last successful run were fetched
     last_ok_run: str | None
     sample: bool  # that run replayed the bundled sample archive
-    last_attempt_at: (
-        datetime | None
-    )  # when its run of the newest prices, whatever its outcome, started
+    # when its run of the newest prices, whatever its outcome, was taken (the run's time, as
+    # last_ok_at's; a replayed run's, not the replay's)
+    last_attempt_at: datetime | None
     last_status: str
 
     def age(self, now: datetime) -> timedelta | None:

@@ -84,3 +84,20 @@ def test_a_replay_of_older_runs_does_not_hide_todays_failed_attempt(tmp_path):
         con.close()
     assert (bulk.last_status, bulk.last_attempt_at) == (FAILED, day(9))
     assert bulk.last_ok_at == day(6)  # the replayed prices still date it
+
+
+def test_a_replayed_failed_run_is_dated_by_its_own_time_not_the_replays(tmp_path):
+    # A run of day 7 replayed on day 20 whose aws-bulk failed: its latest attempt is the run
+    # of day 7, as `sources --runs` lists it and as the last success (day 6) is dated, not the
+    # moment of the replay (which read '2026-11-20 ... latest attempt' beside a success of 11-06).
+    replayed = RunResult(
+        "replayed-failed", day(20), day(7), "replay", "x", False,
+        [source("aws-bulk", [], 7, status=FAILED, message="not JSON")],
+    )  # fmt: skip
+    path = build(tmp_path / "w.duckdb", [*golden_runs(sample=True), replayed])
+    con = connect(path, read_only=True)
+    try:
+        bulk = source_freshness(con)["aws-bulk"]
+    finally:
+        con.close()
+    assert (bulk.last_status, bulk.last_attempt_at, bulk.last_ok_at) == (FAILED, day(7), day(6))
