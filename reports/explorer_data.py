@@ -1,5 +1,6 @@
 """The explorer's data, compact: each table as columns, text spelled once per distinct value,
-numbers to six significant digits; and the rows back from it, for programs and tests."""
+numbers to six significant digits but prices whole; and the rows back from it, for programs and
+tests."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ import polars as pl
 
 from chipcost.core.vocabulary import WHOLE_COUNTS
 
-# Six significant digits keep every price the page shows (four decimals) and every cost
-# per token computed from it exact, and drop float noise such as 0.22999999999999998.
+# Six significant digits drop float noise such as 0.22999999999999998 from a figure the page
+# shows to fewer digits (memory, vCPUs, tokens/s, a rate).
 SIGNIFICANT = 6
+# A price is kept as stored (the shortest text that reads back the same float): the page
+# rounds it once, as the command line rounds the stored value. Cut to six digits first, it was
+# rounded twice: 0.6902499242 became 0.69025, shown 0.6903 where `chipcost prices` says 0.6902
+# (120 hourly prices of the sample, 237 per month, 1,080 per year).
+PRICES = ("price_per_chip_hour", "price_per_hour", "upfront", "list_price_per_chip_hour_usd")
 
 
 def significant(value: float | int | None) -> float | int | None:
@@ -21,9 +27,12 @@ def significant(value: float | int | None) -> float | int | None:
     return value
 
 
-def columnar(frame: pl.DataFrame, phrases: dict[str, str] | None = None) -> dict[str, list | dict]:
+def columnar(
+    frame: pl.DataFrame, phrases: dict[str, str] | None = None, whole: tuple[str, ...] = PRICES
+) -> dict[str, list | dict]:
     """{column: values}: a text column as {"dictionary": distinct values, "codes": an index
-    into them per row (null for null)}, any other column as its values. A column named in
+    into them per row (null for null)}, any other column as its values, to SIGNIFICANT digits
+    unless named in `whole` (the prices, kept as stored). A column named in
     `phrases` is cut at its separator first, each row's code a list of phrase indexes:
     throughput sources repeat their parts (the chip's datasheet, the model card) in new
     combinations, so whole texts are rarely alike and their parts often are."""
@@ -31,7 +40,7 @@ def columnar(frame: pl.DataFrame, phrases: dict[str, str] | None = None) -> dict
     for name in frame.columns:
         values = frame[name].to_list()
         if frame[name].dtype != pl.String:
-            table[name] = [significant(v) for v in values]
+            table[name] = values if name in whole else [significant(v) for v in values]
             if name in WHOLE_COUNTS:  # 8, not 8.0
                 table[name] = [int(v) if isinstance(v, float) and v.is_integer() else v
                                for v in table[name]]  # fmt: skip

@@ -83,19 +83,30 @@ def test_the_page_is_named_by_a_url_a_browser_opens(tmp_path):
 
 
 def test_offers_json_is_compact(tmp_path):
-    """Text once per distinct value, numbers to six significant digits (the page shows four
-    decimals): 0.30000000000000004 is 0.3."""
-    offers = [record(price_per_hour=0.1 * 3, sku=str(i), region=f"r{i % 2}") for i in range(4)]
+    """Text once per distinct value, numbers to six significant digits (0.30000000000000004
+    is 0.3) but prices as stored: the page rounds a price once, as the command line does."""
+    offers = [
+        record(price_per_hour=0.1 * 3, ram_gb=0.1 * 3, sku=str(i), region=f"r{i % 2}")
+        for i in range(4)
+    ]
     db = warehouse(tmp_path / "w.duckdb", [run_of(offers, day(0))])
     write_site(db, tmp_path / "out")
     data = json.loads((tmp_path / "out" / "offers.json").read_text())
     region = data["offers"]["region"]
     assert region["dictionary"] == ["r0", "r1"] and sorted(region["codes"]) == [0, 0, 1, 1]
-    assert data["offers"]["price_per_hour"] == [0.3] * 4
+    assert data["offers"]["ram_gb"] == [0.3] * 4
+    stored = connect(db, read_only=True)
+    try:
+        (price,) = {
+            p for (p,) in stored.execute("SELECT price_per_hour FROM per_chip_prices").fetchall()
+        }
+    finally:
+        stored.close()
+    assert data["offers"]["price_per_hour"] == [price] * 4
     assert data["offers"]["interruption"] == {"dictionary": [], "codes": [None] * 4}
     rows = offer_rows(data)
     assert sorted(r["region"] for r in rows) == ["r0", "r0", "r1", "r1"]
-    assert [r["price_per_hour"] for r in rows] == [0.3] * 4
+    assert [r["ram_gb"] for r in rows] == [0.3] * 4
 
 
 def test_formula_like_text_is_defused_in_the_csv(tmp_path):
@@ -289,3 +300,22 @@ def test_the_files_keep_a_spot_prices_doubt_and_a_derived_figures_range(sample_e
     )
     # a measured figure has none
     assert all(f["range_low"] is None for f in figures if f["kind"] != "derived")
+
+
+def test_the_files_hold_each_price_as_stored(sample_explorer):
+    """offers.json held prices cut to six digits (0.6902499242 as 0.69025), which the page
+    rounded again to 0.6903 where `chipcost prices` says 0.6902: each price is the stored
+    value, the page rounding it once as the command line does (the page's cells:
+    test_site_browser.py test_every_price_shows_as_the_command_line_rounds_it)."""
+    from collections import Counter
+
+    import polars as pl
+
+    import chipcost
+
+    db, data = sample_explorer
+    prices = ("price_per_chip_hour", "price_per_hour", "upfront")
+    known = pl.col("chip") != "unknown"  # the explorer holds the offers of known chips
+    listed = chipcost.prices(db=db).filter(known).select(prices).rows()
+    held = [tuple(o[c] for c in prices) for o in offer_rows(data)]
+    assert len(held) > 2000 and Counter(held) == Counter(listed)

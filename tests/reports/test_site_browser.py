@@ -647,3 +647,53 @@ def _downloaded(page, tmp_path: Path) -> tuple[list[dict], list[str]]:
     download.value.save_as(saved)
     rows = list(csv.DictReader(io.StringIO(saved.read_text())))
     return rows, column(page, "Pricing")
+
+
+# The price columns of the page, as it keys them.
+PRICES = ("price_per_chip_hour", "price_per_hour", "upfront")
+
+
+def test_every_price_shows_as_the_command_line_rounds_it(browser, sample_site):
+    """docs/cli.md: a price shows one way in every view, the stored value rounded once, a tie
+    to the even digit. offers.json held 0.6902499242 cut to 0.69025, which the page rounded
+    again: A10G's g5.xlarge reservation in eu-west-1 showed 0.6903 where `chipcost prices`
+    says 0.6902 (120 hourly prices of the sample, 237 per month, 1,080 per year). Every cell
+    of every offer, per hour, month and year, against the command line's cells of the prices
+    (as one multiset of rows: the price columns alone draw the fastest)."""
+    from collections import Counter
+
+    import chipcost
+    from chipcost.cli.price_cells import cell
+    from chipcost.reads.price_glance import PER_HOURS
+
+    listed = chipcost.prices(db=str(sample_site.parent / "w.duckdb")).to_dicts()
+    listed = [o for o in listed if o["chip"] != "unknown"]  # not in the explorer (docs/site.md)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        for per, hours in PER_HOURS.items():
+            page.goto(  # the same file under a new #: the page reads the view afresh
+                (sample_site / "index.html").as_uri()
+                + f"#view=offer&pricing_model=&per={per}&cols={','.join(PRICES)}"
+            )
+            # Every row drawn (100 at a time), then each row's cells read at once.
+            rows = page.evaluate("""() => {
+                const more = document.getElementById('more');
+                while (!more.hidden) more.click();
+                return [...document.querySelectorAll('#offers tbody tr')]
+                    .map((tr) => [...tr.cells].map((td) => td.textContent));
+            }""")
+            shown = Counter((p.removesuffix(" (estimate)"), i, u) for p, i, u in rows)
+            said = Counter(
+                tuple(
+                    cell(c, None if o[c] is None else o[c] * hours, per)
+                    if c != "upfront"
+                    else cell(c, o[c])
+                    for c in PRICES
+                )
+                for o in listed
+            )
+            assert len(rows) == len(listed) > 2000
+            assert shown == said, (per, sorted((shown - said).items())[:3])
+    finally:
+        context.close()
