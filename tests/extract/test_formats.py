@@ -84,6 +84,9 @@ def test_a_declaration_with_an_unknown_type_or_an_undeclared_required_field_is_r
 def test_the_bundled_sample_shows_no_drift_from_what_each_source_declares(name):
     """Every run of the sample archive a source is in, compared as a live run compares it."""
     runs = [run for run in sorted(ARCHIVE.iterdir()) if (run / name).is_dir()]
-    assert runs, f"{name}: declares formats but is in no run of the sample archive"
+    assert runs, (
+        f"{name}: declares formats but is in no run of the sample archive: write its runs with "
+        "python -m chipcost.sample.build"
+    )
     for run in runs:
         assert SOURCES[name].drift(read_payloads(run, name)) == [], run.name
