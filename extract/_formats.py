@@ -8,6 +8,7 @@ before any price is parsed."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,15 @@ from chipcost.extract._estimate import ESTIMATE_KEY
 DRIFT = "format drift"
 # The JSON types a field may be declared with; "number" takes integers too.
 TYPES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
+# chipcost's own marks in the sample's payloads, no provider's field, so never said new: the
+# estimate mark, and `chipcostSample`, the label "synthetic sample data, ..." the sample
+# builders added before it (chipcost's archives of that time still replay).
+SAMPLE_MARKS = frozenset({ESTIMATE_KEY, "chipcostSample"})
+# A field's name that says its row's currency, once case, '_' and '-' are set aside: currency,
+# currency_code, currencyCode, CURRENCY-CODE.
+CURRENCY_NAMES = frozenset({"currency", "currencycode"})
+# The bytes of a payload that may name one: a payload without them is not decoded to look.
+_CURRENCY_BYTES = re.compile(rb"(?i)currency")
 
 
 @dataclass(frozen=True)
@@ -191,8 +201,7 @@ def _said(source: str, formats: Sequence[Format], name: str, at: str, place: _Se
     if place.absent and declared.always:
         parts.append(f"no {at} in {place.absent} payload(s)")
     if place.rows:
-        # The sample's own mark on an estimated price is no provider's field.
-        new = sorted(set(place.keys) - set(declared.fields) - {ESTIMATE_KEY})
+        new = sorted(set(place.keys) - set(declared.fields) - SAMPLE_MARKS)
         missing = sorted(set(declared.fields) - set(place.keys) - set(declared.optional))
         if new:
             parts.append(f"new {', '.join(new)}")
@@ -210,3 +219,114 @@ def _changed(declared: Rows, place: _Seen) -> Iterator[str]:
         if odd:
             shown = ", ".join(f"{t} in {n} of {place.keys[key]} rows" for t, n in odd.items())
             yield f"{key} changed from {kind} to {shown}"
+
+
+def names_currency(key: object) -> bool:
+    """Whether a field's name says a currency (CURRENCY_NAMES)."""
+    return isinstance(key, str) and key.lower().replace("_", "").replace("-", "") in CURRENCY_NAMES
+
+
+@dataclass(frozen=True, eq=False)
+class Stated:
+    """A currency a row states in a field its format does not declare (`key` = `value`, new at
+    `at`): a price of that row read in another currency is not loaded (stated_currencies)."""
+
+    at: str
+    key: str
+    value: Any
+
+    def other_than(self, currency: str) -> bool:
+        """Whether it says another currency than `currency`: a null or empty one says none;
+        "usd" is USD; a value that is no currency's code (a number, an object) is another."""
+        if self.value is None or self.value == "":
+            return False
+        return not isinstance(self.value, str) or self.value.strip().upper() != currency
+
+    def reason(self, currency: str) -> str:
+        where = f"new at {self.at}" if self.at else "its format does not declare"
+        return (
+            f"{self.key} {self.value!r:.40}, a field {where}, says another currency than "
+            f"{currency}, the one its price is read in: not loaded as {currency}"
+        )
+
+
+@dataclass(frozen=True)
+class StatedCurrencies:
+    """The currencies one payload's rows state in fields its format does not declare: by the
+    id of each row stating one and of every list and object inside it (`by_node`, the rows
+    of the document they were found in), and the fields the format declares anywhere (a row
+    read from another copy of the document is found by a currency field of its own not among
+    them)."""
+
+    by_node: dict[int, tuple[Stated, ...]]
+    declared: frozenset[str]
+    # The document the ids are of, held while they are asked.
+    document: Any = field(repr=False)
+
+    def of_row(self, row: Any) -> list[Stated]:
+        """What `row` states: its own fields, those of the rows inside it, of the row it is in;
+        a row of another copy of the document, its own currency fields the format declares
+        nowhere."""
+        found: dict[int, Stated] = {}
+        nodes = [row]
+        while nodes:
+            node = nodes.pop()
+            found |= {id(said): said for said in self.by_node.get(id(node), ())}
+            nodes += _inside(node)
+        if found or not isinstance(row, dict):
+            return list(found.values())
+        return [
+            Stated("", key, value)
+            for key, value in row.items()
+            if names_currency(key) and key not in self.declared
+        ]
+
+
+def stated_currencies(
+    formats: Sequence[Format], payload: Payload, document: Callable[[], Any] | None = None
+) -> StatedCurrencies | None:
+    """The currencies `payload`'s rows state in a field new at their place (named like
+    currency, currency_code or currencyCode, in any case), or None where none does: a row's
+    own word on its currency, which the parser does not read, is not overruled by the currency
+    the source reads its prices in. `document`: the payload's JSON as the parser reads it (its
+    rows then found by identity); else decoded here. Nothing for a payload of no declared
+    format, one not JSON, or one whose bytes never say "currency"."""
+    known = format_of(formats, payload)
+    if known is None or not known.rows or not _CURRENCY_BYTES.search(payload.data):
+        return None
+    try:
+        if document is not None and known.decode is json.loads:  # not a JSONP feed's
+            body = document()
+        else:
+            body = known.decode(payload.data)
+    except (ValueError, RecursionError):  # the parse refuses it, naming the payload
+        return None
+    declared = frozenset(name for rows in known.rows for name in rows.fields)
+    by_node: dict[int, tuple[Stated, ...]] = {}
+    for rows in known.rows:
+        for row in walk(body, rows.at) or ():
+            if not isinstance(row, dict):
+                continue
+            said = tuple(
+                Stated(rows.at, key, value)
+                for key, value in row.items()
+                if names_currency(key) and key not in rows.fields
+            )
+            if said:
+                _mark(row, said, by_node)
+    return StatedCurrencies(by_node, declared, body) if by_node else None
+
+
+def _mark(row: dict, said: tuple[Stated, ...], by_node: dict[int, tuple[Stated, ...]]) -> None:
+    """`said` filed under the row and each list and object inside it."""
+    nodes: list[Any] = [row]
+    while nodes:
+        node = nodes.pop()
+        by_node[id(node)] = by_node.get(id(node), ()) + said
+        nodes += _inside(node)
+
+
+def _inside(node: Any) -> list[Any]:
+    """The lists and objects right inside a JSON node."""
+    values = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    return [value for value in values if isinstance(value, dict | list)]

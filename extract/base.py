@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -22,7 +24,13 @@ from chipcost.core.settings import SourceSettings
 from chipcost.core.stopping import Deadline, check
 from chipcost.extract._body import Bounds
 from chipcost.extract._doubts import mark_doubts
-from chipcost.extract._formats import Format, drift
+from chipcost.extract._formats import (
+    Format,
+    Stated,
+    StatedCurrencies,
+    drift,
+    stated_currencies,
+)
 from chipcost.extract._kit import (
     ROW_FAILURES,
     ChipNames,
@@ -170,9 +178,12 @@ def each_row(
     for payload in payloads:
         page = Page(payload, Origin.of(source, provider, payload), chips)
         records: list[PriceRecord] = []
+        stated = _stated(page)
         for row in page_rows(rows, page):
             seen += 1
             made = [_unwatched(item, row) for item in one_row(offers, row, page)]
+            if stated is not None:
+                made = [_in_stated(item, stated.of_row(row), row) for item in made]
             chips.row_done(loaded=any(isinstance(item, PriceRecord) for item in made))
             _file(row, made, page, records, result.rejects, skipped)
         result.records.extend(combine(records, page) if combine and records else records)
@@ -180,6 +191,70 @@ def each_row(
     refuse_empty(result, payloads, provider, rows=seen, skipped=skipped)
     result.notes.extend(_skip_notes(skipped))
     result.notes.extend(chips.notes())
+    return result
+
+
+@dataclass
+class _Parsing:
+    """The source whose parse is under way: its formats, and the payloads each_row read row by
+    row (their rows' stated currencies checked there, each against the records it made)."""
+
+    formats: Sequence[Format]
+    read: set[int] = field(default_factory=set)
+
+
+# The parse under way, in this thread (Source.parse); None: a parser called alone.
+_PARSING: ContextVar[_Parsing | None] = ContextVar("chipcost_parsing", default=None)
+
+
+@contextmanager
+def _parsing(formats: Sequence[Format]) -> Iterator[_Parsing]:
+    token = _PARSING.set(parsing := _Parsing(formats))
+    try:
+        yield parsing
+    finally:
+        _PARSING.reset(token)
+
+
+def _stated(page: Page) -> StatedCurrencies | None:
+    """The currencies the page's rows state in fields new to its format (the parse's source's),
+    found in the document its rows are read from."""
+    if (parsing := _PARSING.get()) is None:
+        return None
+    parsing.read.add(id(page.payload))
+    return stated_currencies(parsing.formats, page.payload, page.json)
+
+
+def _in_stated(item: Item, stated: list[Stated], row: Any) -> Item:
+    """`item`, or the reject of a record whose row states another currency than it is in."""
+    if isinstance(item, PriceRecord):
+        for said in stated:
+            if said.other_than(item.currency):
+                return Reject.of_record(item, said.reason(item.currency), row)
+    return item
+
+
+def in_stated_currencies(
+    result: ParseResult, payloads: Sequence[Payload], formats: Sequence[Format], read: set[int]
+) -> ParseResult:
+    """`result` with no record in another currency than rows of a payload each_row did not
+    read row by row state in a field new to their format (a parse of its own, Google's or
+    AWS's; a pricebook read beside the rows): which of its records such a row priced cannot
+    be told (Google's join SKUs across pages), so none of them in another currency is loaded."""
+    for payload in payloads:
+        if id(payload) in read or (stated := stated_currencies(formats, payload)) is None:
+            continue
+        said = list({id(s): s for ss in stated.by_node.values() for s in ss}.values())
+        kept: list[PriceRecord] = []
+        for record in result.records:
+            other = next((s for s in said if s.other_than(record.currency)), None)
+            if other is None:
+                kept.append(record)
+                continue
+            where = payload.ref or payload.name or payload.url
+            reason = f"{other.reason(record.currency)} (in {where}, read with its price)"
+            result.rejects.append(_refused(record, reason))
+        result.records = kept
     return result
 
 
@@ -278,16 +353,20 @@ def _empty(
 Parse = Callable[[Sequence[Payload]], ParseResult]
 
 
-def one_price_each(parse: Parse) -> Parse:
-    """`parse` with the kit's rules on what it returns: one offer, one price per payload,
-    doubtful rows marked (extract/_doubts.py), and the texts of its rejects and notes
-    bounded (bounded_texts)."""
+def one_price_each(parse: Parse, formats: Sequence[Format] = ()) -> Parse:
+    """`parse` with the kit's rules on what it returns: no record in another currency than
+    its row states in a field new to the source's `formats` (each_row, in_stated_currencies),
+    one offer, one price per payload, doubtful rows marked (extract/_doubts.py), and the texts
+    of its rejects and notes bounded (bounded_texts)."""
     if getattr(parse, "one_price_each", False):
         return parse  # a source copied with dataclasses.replace: already kept
 
     @functools.wraps(parse)  # __wrapped__: the source's own parse
     def kept(payloads: Sequence[Payload]) -> ParseResult:
-        return bounded_texts(mark_doubts(offers_priced_once(parse(payloads))))
+        with _parsing(formats) as parsing:
+            result = parse(payloads)
+        result = in_stated_currencies(result, payloads, formats, parsing.read)
+        return bounded_texts(mark_doubts(offers_priced_once(result)))
 
     kept.one_price_each = True  # type: ignore[attr-defined]
     return kept
@@ -424,7 +503,7 @@ class Source:
             if self.rows is None or self.offers is None:
                 raise TypeError(f"source {self.name}: give parse, or rows and offers")
             object.__setattr__(self, "parse", self._parse_rows)
-        object.__setattr__(self, "parse", one_price_each(self.parse))
+        object.__setattr__(self, "parse", one_price_each(self.parse, self.formats))
 
     def drift(self, payloads: Sequence[Payload]) -> list[str]:
         """What the payloads show that the formats it declares do not (new, missing or
