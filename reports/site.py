@@ -56,9 +56,15 @@ COLUMNS = (
     "vcpus",
     "ram_gb",
     "disk_gb",
-    # Last, so that the columns before it keep their places in offers.csv: why a spot price
-    # is doubtful (not below its offer's on-demand price), as `prices` marks it '(!)'.
+    # After the host, so that the columns before it keep their places in offers.csv: why a
+    # spot price is doubtful (not below its offer's on-demand price), as `prices` marks it '(!)'.
     "spot_doubt",
+    # Last, for the same reason: the currency its provider states the price in (OVHcloud's
+    # 0.76 EUR is 0.819204 USD at the ECB rate of its day), and the prices' own (US dollars
+    # unless --currency; after your prices' columns, the last of all): the file says what its
+    # numbers are in.
+    "stated_currency",
+    "currency",
 )
 DEFAULT_MODEL = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12
@@ -85,6 +91,8 @@ def _read(
         mine = for_read(con, currency, list_prices)
         offers = current_offers(con, mine.converting).with_columns(offer_label=offer_label())
         offers = mine.frame(offers)
+        if "currency" not in offers.columns:  # your prices name it; list prices are in USD
+            offers = offers.with_columns(currency=pl.lit(mine.currency, dtype=pl.String))
         throughput = chosen_throughput(con)
         # the prices dated by each source's last successful run, as every read dates them
         fresh = freshness(con, None, stale_days=stale_days)
@@ -205,9 +213,11 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
 
 
 def offer_columns(offers: pl.DataFrame) -> tuple[str, ...]:
-    """COLUMNS, and with your prices the list price kept and the discount applied."""
-    extra = ("list_price_per_chip_hour_usd", "discount", "currency")
-    return COLUMNS + tuple(c for c in extra if c in offers.columns)
+    """COLUMNS, and with your prices the list price kept and the discount applied before the
+    currency."""
+    extra = ("list_price_per_chip_hour_usd", "discount")
+    own = tuple(c for c in COLUMNS if c != "currency")
+    return own + tuple(c for c in extra if c in offers.columns) + ("currency",)
 
 
 def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dict:

@@ -22,7 +22,7 @@ WITH offered AS (
         p.vcpus, p.ram_gb, p.disk_gb,
         p.pricing_model, p.term, p.payment, p.plan,
         p.price_per_chip_hour, p.price_per_hour, p.upfront, p.source, p.valid_from,
-        p.last_seen_at, si.interruption, {SAMPLE} AS sample, p.payload_ref
+        p.last_seen_at, si.interruption, {SAMPLE} AS sample, p.payload_ref, p.stated_currency
     FROM per_chip_prices p LEFT JOIN chips c USING (chip)
     {SPOT_BUCKET_JOIN}
     WHERE p.plan <> 'region_cheapest' AND p.chip <> 'unknown'

@@ -74,6 +74,9 @@
       help: "Host memory of the whole instance, GB as its source writes them (not chip memory)." },
     { key: "disk_gb", label: "Disk GB", num: 0,
       help: "Local disk of the whole instance, GB as its source writes them (0: network storage only)." },
+    { key: "stated_currency", label: "Stated currency",
+      help: "The currency the provider states the price in; a price stated in another than the " +
+        "page's was converted at the ECB rate of the day it was last seen." },
   ].filter((c) => c.key === "cost" || c.key in col);
   const declared = new Set(COLUMNS.map((c) => c.key));
   // Said in other cells, the page's banner, and the Download CSV's marks.

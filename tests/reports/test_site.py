@@ -319,3 +319,27 @@ def test_the_files_hold_each_price_as_stored(sample_explorer):
     listed = chipcost.prices(db=db).filter(known).select(prices).rows()
     held = [tuple(o[c] for c in prices) for o in offer_rows(data)]
     assert len(held) > 2000 and Counter(held) == Counter(listed)
+
+
+def test_offers_csv_says_the_currency_of_its_prices_and_the_one_each_is_stated_in(
+    sample_explorer, tmp_path
+):
+    """offers.csv named no currency: OVHcloud's a10-45 was 0.819204, a conversion to US
+    dollars of its 0.76 EUR, with nothing to say so. Its last column names the prices'
+    currency, and `stated_currency` the provider's; with --currency EUR the list price stays
+    beside them in US dollars."""
+    db, _ = sample_explorer
+    rows = list(csv.DictReader((Path(db).parent / "site" / "offers.csv").open()))
+    assert list(rows[0])[-2:] == ["stated_currency", "currency"]
+    assert {r["currency"] for r in rows} == {"USD"}
+    (a10,) = [r for r in rows if (r["provider"], r["instance_type"]) == ("ovhcloud", "a10-45")]
+    assert (a10["price_per_chip_hour"], a10["stated_currency"]) == ("0.819204", "EUR")
+    assert {r["stated_currency"] for r in rows if r["provider"] == "aws"} == {"USD"}
+    write_site(db, tmp_path / "eur", currency="EUR")
+    rows = list(csv.DictReader((tmp_path / "eur" / "offers.csv").open()))
+    assert list(rows[0])[-3:] == ["stated_currency", "list_price_per_chip_hour_usd", "currency"]
+    (a10,) = [r for r in rows if (r["provider"], r["instance_type"]) == ("ovhcloud", "a10-45")]
+    assert (a10["price_per_chip_hour"], a10["stated_currency"], a10["currency"]) == (
+        "0.76", "EUR", "EUR",
+    )  # fmt: skip
+    assert a10["list_price_per_chip_hour_usd"] == "0.819204"
