@@ -53,7 +53,8 @@ OFFER_FIELDS = (
     "usd_per_million_tokens", "currency", "discount", "throughput_id", "throughput_kind",
     "throughput_figure_kind", "throughput_operating_point",
     "throughput_tokens_per_second_per_user", "precision", "throughput_range_low",
-    "throughput_range_high", "throughput_chips", "estimate", "estimate_basis", "sample",
+    "throughput_range_high", "throughput_chips", "estimate", "estimate_basis", "spot_doubt",
+    "sample",
 )  # fmt: skip
 
 

@@ -104,6 +104,10 @@ _COLUMN_TYPES = {
     "break_even_share": "Float64",
 }
 
+# The fields each row says how far its cost can be taken at its word, before `sample`: why a
+# spot price is doubtful.
+CAVEATS = ("spot_doubt",)
+
 
 def _baseline(
     offers: list[CostRow],
@@ -243,10 +247,16 @@ class CostRanking:
         if "interruption" not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias("interruption"))
         # whether the price is the bundled sample's, next to last: the columns before it keep
-        # their places
+        # their places, the caveats' just before it
         if "sample" not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype=pl.Boolean).alias("sample"))
-        frame = frame.select(pl.exclude("sample", "interruption"), "sample", "interruption")
+        frame = frame.with_columns(
+            pl.lit(None, dtype=getattr(pl, _COLUMN_TYPES.get(name, "String"))).alias(name)
+            for name in CAVEATS
+            if name not in frame.columns
+        )
+        last = (*CAVEATS, "sample", "interruption")
+        frame = frame.select(pl.exclude(*last), *last)
         # Changes and shares in percent, as every read gives them (the rows keep the fraction).
         return frame.with_columns(
             (pl.col(old) * 100).alias(new) for old, new in CHANGES.items() if old in frame.columns

@@ -103,6 +103,8 @@ class CostRow(TypedDict, total=False):
     estimate_basis: str | None
     # whether the price is the bundled sample's (warehouse.prices SAMPLE)
     sample: bool
+    # why a spot price is doubtful (not below its offer's on-demand price), else None
+    spot_doubt: str | None
     # in another currency or after your discounts (chipcost.reads.your_prices: ADDED)
     list_price_per_chip_hour_usd: float | None
     discount: str | None

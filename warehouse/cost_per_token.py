@@ -273,14 +273,16 @@ def _estimated(sql: str, order: list[str], hidden: str = "") -> str:
     names (an EXCLUDE). Read for the rows kept, not for every offer before the cut: on ten
     years of 50,000 offers a day that looked into the marks of 74,000 current prices (0.1 s
     of `cost`'s 0.5 s) to keep about 90; and the marks of the kept rows' payloads only
-    (warehouse.prices marks_of), where a subquery per row read them all (20 ms more there)."""
+    (warehouse.prices marks_of), where a subquery per row read them all (20 ms more there).
+    A spot price's doubt (`spot_doubt`: why it is not below its offer's on-demand price, as
+    `prices` gives it; NULL on every other row) is read with them: the ranking marks it."""
     sample = SAMPLE.replace("p.payload_ref", "k.price_payload_ref")
     return f"""
         WITH kept AS ({sql}),
-        marks AS ({marks_of("kept", "price_payload_ref", doubts=False)})
+        marks AS ({marks_of("kept", "price_payload_ref")})
         SELECT k.* {hidden}
             REPLACE (m.estimate IS NOT NULL AS estimate, m.estimate AS estimate_basis),
-            {sample} AS sample
+            {sample} AS sample, m.spot_doubt
         FROM kept k LEFT JOIN marks m ON {marked_on("k", "price_payload_ref", "price_source")}
         ORDER BY {", ".join(order)}"""
 

@@ -21,7 +21,7 @@ from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.formats import OutputFormat, with_currency, write_frame
 from chipcost.cli.options import widened
 from chipcost.cli.parser import Command
-from chipcost.cli.price_cells import ESTIMATE_MARK, SHORT_NOTE
+from chipcost.cli.price_cells import DOUBT_MARK, ESTIMATE_MARK, SHORT_NOTE, doubt_note
 from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.asks import COMPARE
@@ -83,9 +83,11 @@ PRICE_MARK = "*"
 
 
 def _money(row: CostRow) -> str:
+    """'$2.2500', '$3.6500*' (an estimated price), '$0.5600 (!)' (a doubtful spot price)."""
     sign = money_sign(str(row.get("currency") or "USD"))
     est = PRICE_MARK if row.get("estimate") else ""
-    return f"{sign}{row['price_per_chip_hour']:,.4f}{est}"
+    doubt = DOUBT_MARK if row.get("spot_doubt") else ""
+    return f"{sign}{row['price_per_chip_hour']:,.4f}{est}{doubt}"
 
 
 def _verdict(line: Comparison) -> str | Styled:
@@ -423,6 +425,8 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
         notes.append(
             f"prices after your discount ({'; '.join(yours)}); --list-prices for list prices"
         )
+    if doubted := doubt_note(offers):  # the (!) on a price: which spot offers, and why
+        notes.append(doubted)
     if header.get("ttft_ms") and any(row.get("throughput_origin") == "derived" for row in offers):
         notes.append(UNHELD_TTFT)
     if not wide:

@@ -14,9 +14,11 @@ from chipcost.cli.fit import Cell, Column, Fitted, Styled, fit_table, plain
 from chipcost.cli.formats import OutputFormat, with_currency, write_frame
 from chipcost.cli.parser import Command
 from chipcost.cli.price_cells import (
+    DOUBT_MARK,
     ESTIMATE_MARK,
     SHORT,
     SHORT_NOTE,
+    doubt_note,
     estimate_note,
     pricing_cell,
 )
@@ -212,7 +214,10 @@ def ranking_table(
             {
                 "rank": str(n),
                 "chip": str(row["chip"]),
-                "pricing": plain(pricing_label(row, short=not wide)),
+                "pricing": plain(
+                    pricing_label(row, short=not wide)
+                    + (DOUBT_MARK if row.get("spot_doubt") else "")
+                ),
                 "where": plain(f"{row['provider']} {row['region']}"),
                 "price": _money(row["price_per_chip_hour"], 4, currency)
                 + (ESTIMATE_MARK if row.get("estimate") else ""),
@@ -342,7 +347,11 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
     print_sources(console, ranking.rows, refs, wide=wide)
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)
-    said = [estimate_note(ranking.rows), *([SHORT_NOTE] if short else [])]
+    said = [
+        estimate_note(ranking.rows),
+        doubt_note(ranking.rows),
+        *([SHORT_NOTE] if short else []),
+    ]
     said += leaning_notes(
         [
             *(str(row.get("vs_baseline") or "") for row in ranking.rows),

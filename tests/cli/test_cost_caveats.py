@@ -1,0 +1,81 @@
+"""What `cost` and `compare` say about how far a row's cost per token can be taken at its word,
+as `prices` says it of a price: a price of the GPU alone (its host billed beside it), a spot
+price not below its offer's on-demand price (`(!)`), and a figure that is a lower bound at the
+asked speed; in the table's notes and marks, and as fields in csv and json, the notes on
+stderr. On the bundled sample's newest run (daytona's MI355X, priced without its host; TPU-v6e's
+and Trainium1's figures read from curves faster than asked) and on Azure's real Retail Prices
+recording (uksouth's `ND96isr H200 v5 Spot` at its on-demand rate: tests/cli/test_spot_doubt.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from chipcost.extract.azure import PRICES_URL, SOURCE
+from chipcost.pipeline.seed import open_warehouse
+from chipcost.warehouse.load import load_run
+from tests import warehouses
+from tests.cli.test_cost_cli import chipcost
+from tests.helpers import day, run_by_provider
+from tests.sources import payloads_of
+
+LLAMA = ("--model", "llama-3-70b", "--workload", "inference")
+WIDE = {"COLUMNS": "250"}
+DOUBT = "(!) = a spot price not below its offer's on-demand price"
+
+
+def said(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def azure(tmp_path_factory) -> str:
+    """Azure's recording parsed and loaded as a run does: one H200 spot offer doubtful."""
+    result = SOURCE.parse([payloads_of("azure", PRICES_URL)("recorded-items-gpu-price-index.json")])
+    path = warehouses.new(tmp_path_factory.mktemp("doubt") / "w.duckdb")
+    con = open_warehouse(path)
+    try:
+        load_run(con, run_by_provider({"azure": result.records}, day(0)))
+    finally:
+        con.close()
+    return str(path)
+
+
+def test_cost_marks_a_doubtful_spot_price(azure):
+    asked = ("cost", *LLAMA, "--chip", "H200", "--region", "uksouth", "--db", azure)
+    table = chipcost(*asked, env=WIDE)
+    assert table.returncode == 0, table.stderr
+    assert "spot (!)" in table.stdout
+    assert f"{DOUBT} (no discount: stale or mislabelled at the source; 1 row): azure uksouth " \
+        "Standard_ND96isr_H200_v5" in said(table.stdout)  # fmt: skip
+    answered = chipcost(*asked, "--format", "json")
+    assert answered.returncode == 0, answered.stderr
+    [row] = json.loads(answered.stdout)
+    assert (row["pricing_model"], row["region"]) == ("spot", "uksouth")
+    assert "not below on demand" in row["spot_doubt"]
+    assert row["price_per_chip_hour"] * 8 == pytest.approx(106.0)
+    # every other offer of H200 is unmarked
+    every = chipcost("cost", *LLAMA, "--chip", "H200", "--all-offers", "--db", azure, "--format",
+                     "csv")  # fmt: skip
+    assert every.returncode == 0, every.stderr
+    marked = [r for r in csv.DictReader(io.StringIO(every.stdout)) if r["spot_doubt"]]
+    assert [(r["region"], r["pricing_model"]) for r in marked] == [("uksouth", "spot")]
+
+
+def test_compare_marks_a_doubtful_spot_price(azure):
+    # uksouth's doubtful H200 spot against H100-SXM's spot in spaincentral
+    asked = ("compare", "H200", "H100-SXM", *LLAMA, "--region", "uksouth,spaincentral")
+    table = chipcost(*asked, "--db", azure, env=WIDE)
+    assert table.returncode == 0, table.stderr
+    assert "$13.2500 (!)" in table.stdout
+    assert f"{DOUBT} (no discount: stale or mislabelled at the source; 1 row): azure uksouth " \
+        "Standard_ND96isr_H200_v5" in said(table.stdout)  # fmt: skip
+    answered = chipcost(*asked, "--db", azure, "--format", "json")
+    assert answered.returncode == 0, answered.stderr
+    [row] = json.loads(answered.stdout)
+    assert "not below on demand" in row["a_spot_doubt"]
+    assert row["b_spot_doubt"] is None
