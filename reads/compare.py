@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError, UsageError
-from chipcost.core.vocabulary import code_words
+from chipcost.core.vocabulary import code_words, gpu_alone_note
 from chipcost.reads.cost import CostRanking, rank_cost, taken_from, typed_empty
 from chipcost.reads.cost_asked import Ask
 from chipcost.reads.cost_notes import fit_notes, speed_notes, unreached
@@ -53,8 +53,8 @@ OFFER_FIELDS = (
     "usd_per_million_tokens", "currency", "discount", "throughput_id", "throughput_kind",
     "throughput_figure_kind", "throughput_operating_point",
     "throughput_tokens_per_second_per_user", "precision", "throughput_range_low",
-    "throughput_range_high", "throughput_chips", "estimate", "estimate_basis", "spot_doubt",
-    "sample",
+    "throughput_range_high", "throughput_chips", "estimate", "estimate_basis", "gpu_alone",
+    "spot_doubt", "sample",
 )  # fmt: skip
 
 
@@ -76,7 +76,7 @@ _COLUMN_TYPES = {
               "price_per_chip_hour", "tokens_per_second_per_chip", "usd_per_million_tokens",
               "throughput_tokens_per_second_per_user", "throughput_range_low",
               "throughput_range_high"), "Float64"),
-            (("lower_bound", "estimate", "sample"), "Boolean"),
+            (("lower_bound", "estimate", "gpu_alone", "sample"), "Boolean"),
             (("throughput_chips",), "Int64"),
         )
         for name in names
@@ -241,7 +241,10 @@ def _compared(
     notes += basis_notes(lines, evidence)
     notes += speed_notes(both, rows)
     notes += fit_notes(parameters, both, rows)
-    notes += both.mine.notes([row for line in lines for row in (line.a, line.b)])
+    offers = [row for line in lines for row in (line.a, line.b)]
+    notes += both.mine.notes(offers)
+    # a price that leaves the host out understates what the offer costs per token
+    notes += [alone] if (alone := gpu_alone_note(r["price_source"] for r in offers)) else []
     return CompareResult(chip_a, chip_b, ranking, lines, published, notes, elsewhere)
 
 

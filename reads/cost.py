@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError
+from chipcost.core.vocabulary import GPU_ALONE, gpu_alone_note
 from chipcost.reads.cost_asked import Ask
 from chipcost.reads.cost_notes import (
     basis_notes,
@@ -102,11 +103,13 @@ _COLUMN_TYPES = {
     "break_even_at_least": "Boolean",
     "sample": "Boolean",
     "break_even_share": "Float64",
+    "gpu_alone": "Boolean",
 }
 
-# The fields each row says how far its cost can be taken at its word, before `sample`: why a
-# spot price is doubtful.
-CAVEATS = ("spot_doubt",)
+# The fields each row says how far its cost can be taken at its word, before `sample`: whether
+# its price is the GPU's alone (the host billed beside it, so the cost is understated) and why
+# a spot price is doubtful.
+CAVEATS = ("gpu_alone", "spot_doubt")
 
 
 def _baseline(
@@ -299,6 +302,8 @@ def rank_cost(
     both = sorted(set(priced) & set(covered))
     evidence = Evidence(known.rows, parameters, ask.speed)
     rows, baseline_notes = _ranked(con, ask, question, both, evidence)
+    for row in rows:
+        row["gpu_alone"] = str(row["price_source"]) in GPU_ALONE
     if all(r.get("throughput_at_speed") is False for r in rows):
         unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
     shown = rows[: ask.limit]
@@ -308,6 +313,8 @@ def rank_cost(
     notes += speed_notes(ask, rows, bounds) + coverage_notes(priced, known, parameters, ask)
     notes += baseline_notes + basis_notes(shown)
     notes += fit_notes(parameters, ask, rows) + ask.mine.notes(rows)
+    # a price that leaves the host out understates what the row costs per token
+    notes += [alone] if (alone := gpu_alone_note(r["price_source"] for r in shown)) else []
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
         header=_header(ask, question),

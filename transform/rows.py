@@ -118,6 +118,8 @@ class CostRow(TypedDict, total=False):
     instances_needed: int | None
     # a spot offer's interruption bucket, where one is asked (chipcost.reads.cost)
     interruption: str
+    # whether the price is the GPU's alone, its host billed beside it (chipcost.reads.cost)
+    gpu_alone: bool
     # against the baseline (chipcost.transform.cost.with_costs)
     cost_for_tokens: float | None
     baseline_usd_per_million_tokens: float | None

@@ -25,11 +25,17 @@ from tests.sources import payloads_of
 
 LLAMA = ("--model", "llama-3-70b", "--workload", "inference")
 WIDE = {"COLUMNS": "250"}
+ALONE = "daytona prices the GPU alone: the host's vCPUs, memory and disk are billed beside it"
 DOUBT = "(!) = a spot price not below its offer's on-demand price"
 
 
 def said(text: str) -> str:
     return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> str:
+    return str(warehouses.sample(tmp_path_factory.mktemp("caveats") / "w.duckdb", last=1))
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +49,31 @@ def azure(tmp_path_factory) -> str:
     finally:
         con.close()
     return str(path)
+
+
+def test_cost_says_a_price_of_the_gpu_alone(sample):
+    asked = ("cost", *LLAMA, "--chip", "MI355X", "--db", sample)
+    table = chipcost(*asked, env=WIDE)
+    assert table.returncode == 0, table.stderr
+    assert "daytona" in table.stdout and ALONE in said(table.stdout)
+    answered = chipcost(*asked, "--format", "json")
+    assert answered.returncode == 0, answered.stderr
+    rows = json.loads(answered.stdout)
+    assert {r["provider"] for r in rows if r["gpu_alone"]} == {"daytona"}
+    assert all(r["gpu_alone"] is False for r in rows if r["provider"] != "daytona")
+
+
+def test_compare_says_a_price_of_the_gpu_alone(sample):
+    asked = ("compare", "MI355X", "H100-SXM", *LLAMA, "--db", sample)
+    table = chipcost(*asked, env=WIDE)
+    assert table.returncode == 0, table.stderr
+    assert ALONE in said(table.stdout)
+    answered = chipcost(*asked, "--format", "json")
+    assert answered.returncode == 0, answered.stderr
+    rows = json.loads(answered.stdout)
+    assert [r["a_gpu_alone"] for r in rows] == [r["a_provider"] == "daytona" for r in rows]
+    assert any(r["a_gpu_alone"] for r in rows)
+    assert not any(r["b_gpu_alone"] for r in rows)
 
 
 def test_cost_marks_a_doubtful_spot_price(azure):
