@@ -104,12 +104,14 @@ _COLUMN_TYPES = {
     "sample": "Boolean",
     "break_even_share": "Float64",
     "gpu_alone": "Boolean",
+    "lower_bound": "Boolean",
 }
 
 # The fields each row says how far its cost can be taken at its word, before `sample`: whether
-# its price is the GPU's alone (the host billed beside it, so the cost is understated) and why
-# a spot price is doubtful.
-CAVEATS = ("gpu_alone", "spot_doubt")
+# its price is the GPU's alone (the host billed beside it, so the cost is understated), why a
+# spot price is doubtful, and whether its figure is a lower bound at the asked speed (so its
+# cost is at most the one given).
+CAVEATS = ("gpu_alone", "spot_doubt", "lower_bound")
 
 
 def _baseline(
@@ -302,14 +304,16 @@ def rank_cost(
     both = sorted(set(priced) & set(covered))
     evidence = Evidence(known.rows, parameters, ask.speed)
     rows, baseline_notes = _ranked(con, ask, question, both, evidence)
-    for row in rows:
+    bounds = {r.throughput_id for r in evidence.readings() if r.lower_bound}
+    for row in rows:  # what speed_notes says of each row, as data
         row["gpu_alone"] = str(row["price_source"]) in GPU_ALONE
+        at_speed = row.get("throughput_at_speed") is not False
+        row["lower_bound"] = at_speed and row["throughput_id"] in bounds
     if all(r.get("throughput_at_speed") is False for r in rows):
         unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
     notes = [ask.model_note] if ask.model_note else []
-    bounds = {r.throughput_id for r in evidence.readings() if r.lower_bound}
     notes += speed_notes(ask, rows, bounds) + coverage_notes(priced, known, parameters, ask)
     notes += baseline_notes + basis_notes(shown)
     notes += fit_notes(parameters, ask, rows) + ask.mine.notes(rows)

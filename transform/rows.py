@@ -118,8 +118,10 @@ class CostRow(TypedDict, total=False):
     instances_needed: int | None
     # a spot offer's interruption bucket, where one is asked (chipcost.reads.cost)
     interruption: str
-    # whether the price is the GPU's alone, its host billed beside it (chipcost.reads.cost)
+    # whether the price is the GPU's alone, its host billed beside it, and whether the figure
+    # is a lower bound at the asked speed (chipcost.reads.cost.rank_cost)
     gpu_alone: bool
+    lower_bound: bool
     # against the baseline (chipcost.transform.cost.with_costs)
     cost_for_tokens: float | None
     baseline_usd_per_million_tokens: float | None

@@ -66,7 +66,8 @@ def _cost(**given: Any) -> None:
     write_frame(format, with_currency(money_named(ranking.frame(), money), money))
     if ranking.more:
         say_more_rows(notices(format), ranking.more)
-    print_freshness(notices(format), ranking.freshness)
+    # the notes for people on stderr, as the table gives them (but the table's own shortening)
+    print_footer(notices(format), footer_notes(ranking, short=False), ranking.freshness)
 
 
 def pricing_label(row: Mapping[str, object], short: bool = False) -> str:
@@ -347,6 +348,13 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
     print_sources(console, ranking.rows, refs, wide=wide)
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)
+    print_footer(console, footer_notes(ranking, short=short), ranking.freshness)
+
+
+def footer_notes(ranking: CostRanking, *, short: bool) -> list[str]:
+    """The ranking's notes, then what its marks mean (estimated prices, doubtful spot prices,
+    leanings), the table's shortened labels where `short`: under the table, or on stderr
+    beside csv and json."""
     said = [
         estimate_note(ranking.rows),
         doubt_note(ranking.rows),
@@ -358,9 +366,10 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
             *("≥" for row in ranking.rows if row.get("break_even_at_least")),
         ]
     )
-    if header.get("ttft_ms") and any(r["throughput_origin"] == "derived" for r in ranking.rows):
+    derived = any(r["throughput_origin"] == "derived" for r in ranking.rows)
+    if ranking.header.get("ttft_ms") and derived:
         said.append(UNHELD_TTFT)
-    print_footer(console, [*ranking.notes, *filter(None, said)], ranking.freshness)
+    return [*ranking.notes, *filter(None, said)]
 
 
 cost = Command("cost", COST, _cost)

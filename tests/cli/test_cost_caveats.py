@@ -61,6 +61,7 @@ def test_cost_says_a_price_of_the_gpu_alone(sample):
     rows = json.loads(answered.stdout)
     assert {r["provider"] for r in rows if r["gpu_alone"]} == {"daytona"}
     assert all(r["gpu_alone"] is False for r in rows if r["provider"] != "daytona")
+    assert ALONE in said(answered.stderr)  # the note, for people, beside the data
 
 
 def test_compare_says_a_price_of_the_gpu_alone(sample):
@@ -110,3 +111,35 @@ def test_compare_marks_a_doubtful_spot_price(azure):
     [row] = json.loads(answered.stdout)
     assert "not below on demand" in row["a_spot_doubt"]
     assert row["b_spot_doubt"] is None
+
+
+@pytest.mark.parametrize("format", ["csv", "json"])
+def test_cost_notes_go_to_stderr_beside_csv_and_json(sample, format):
+    asked = ("cost", *LLAMA, "--db", sample)
+    table = chipcost(*asked, env=WIDE)
+    data = chipcost(*asked, "--format", format, env=WIDE)
+    assert data.returncode == 0, data.stderr
+    notes = said(data.stderr)
+    for note in (
+        "a lower bound at the asked speed",
+        "not ranked, no throughput for llama-3-70b inference:",
+        "fits: whether one instance of the row's chips holds llama-3-70b",
+        "$/M tokens = $/chip-hr / (tok/s per chip x 3600 / 10^6)",
+        ALONE,
+    ):
+        assert note in notes and note in said(table.stdout), note
+    assert "SAMPLE DATA" in notes
+    assert "note" not in data.stdout[:200]  # the data alone on stdout
+    # the rows whose figure is a lower bound say so, as the note names them
+    if format == "csv":
+        rows = list(csv.DictReader(io.StringIO(data.stdout)))
+        bounded = {r["chip"] for r in rows if r["lower_bound"] == "true"}
+        assert {r["lower_bound"] for r in rows} == {"true", "false"}
+    else:
+        rows = json.loads(data.stdout)
+        bounded = {r["chip"] for r in rows if r["lower_bound"]}
+        assert {r["lower_bound"] for r in rows} == {True, False}
+    assert bounded
+    [listed] = [n for n in notes.split(" note ") if "a lower bound at the asked speed" in n]
+    named = listed.split(" shown): ")[1]
+    assert {part.split(":")[0].strip() for part in named.split(";") if ":" in part} == bounded
