@@ -1,16 +1,15 @@
 """The one reader of the ECB's euro reference rates (its daily, 90-day and history files, one
 layout): each day's rates as the file gives them, and the bounds a rate must keep. The
-ecb-rates source loads them all (extract/ecb_rates.py); every read converts the euro prices
-stored with them (warehouse/views/05_price_history_usd.sql)."""
+ecb-rates source loads them all (extract/ecb_rates.py), as do the euro sources the daily file
+an earlier version archived beside their listing (ecb_rates.with_archived_rates); every read
+converts the euro prices stored with them (warehouse/views/05_price_history_usd.sql)."""
 
 from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chipcost.core.payload import Payload
 from chipcost.extract._formats import Format
 
 # Published every working day around 16:00 CET; public, no key.
@@ -132,10 +131,3 @@ def jumps(rates: list[float]) -> list[str]:
             else ""
         )
     return said
-
-
-def prices_only(payloads: Sequence[Payload]) -> list[Payload]:
-    """The payloads less the ECB daily file that an earlier version archived beside a euro
-    source's prices: euro prices are stored as stated now, and every read converts them with
-    the ecb-rates source's rates (warehouse/views/05_price_history_usd.sql)."""
-    return [p for p in payloads if p.url != ECB_DAILY_URL]

@@ -10,7 +10,7 @@ days (https://www.ecb.europa.eu/stats/policy_and_exchange_rates/euro_reference_e
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 
 from chipcost.core.errors import ParseError
@@ -18,7 +18,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
-from chipcost.extract._fx import Day, days, implausible, jumps, undated
+from chipcost.extract._fx import ECB_DAILY_URL, Day, days, implausible, jumps, undated
 from chipcost.extract._kit import Origin
 from chipcost.extract.base import Checked, FetchContext, Source, refuse_empty
 
@@ -44,10 +44,50 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One fx_rates row per day and currency (the euro itself at 1); pure."""
+    result = _rates(payloads, SOURCE_NAME)
+    if not result.facts[TABLE]:  # a file of no day at all fails the source, as a listing does
+        refuse_empty(result, payloads, PROVIDER)
+    return result
+
+
+def with_archived_rates(
+    payloads: Sequence[Payload], source: str, parse_listing: Callable[[list[Payload]], ParseResult]
+) -> ParseResult:
+    """What `parse_listing` makes of a euro source's payloads, less the ECB daily file an
+    earlier version fetched beside the listing (to convert its prices to US dollars then),
+    with that file's rates as fx_rates rows of `source`, each naming the file as its payload:
+    loaded as this source's rates are, so that a replay of such an archive converts the run's
+    euro prices at the rates it fetched (which rate converts a day's price is the one rule of
+    warehouse/fx.py). A file that cannot be read is a reject of `source`, whose prices load all
+    the same (a read says which of them no rate converts); pure."""
+    listing = [p for p in payloads if p.url != ECB_DAILY_URL]
+    result = parse_listing(listing)
+    if not result.records:
+        # a listing whose every row is refused fails its source (chipcost.pipeline.collect),
+        # rates or none: its rates are not loaded then
+        return result
+    for payload in payloads:
+        if payload.url != ECB_DAILY_URL:
+            continue
+        try:
+            found = _rates([payload], source)
+        except ParseError as exc:
+            text = payload.data.decode("utf-8", errors="replace")
+            result.rejects.append(Origin.of(source, PROVIDER, payload).reject(str(exc), text[:200]))
+            continue
+        rows = found.facts.pop(TABLE)
+        result.extend(found)
+        if rows:
+            result.facts.setdefault(TABLE, []).extend(rows)
+    return result
+
+
+def _rates(payloads: Sequence[Payload], source: str) -> ParseResult:
+    """The rates of `payloads` (ECB files of one layout) as fx_rates rows of `source`."""
     result = ParseResult()
     rows: list[dict[str, object]] = []
     for payload in payloads:
-        origin = Origin.of(SOURCE_NAME, PROVIDER, payload)
+        origin = Origin.of(source, PROVIDER, payload)
         text = payload.data.decode("utf-8", errors="replace")
         if undated(text):
             raise ParseError(
@@ -59,8 +99,6 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
             found_rows.extend(_day_rows(day, origin, result))
         rows.extend(_without_jumps(_one_rate_a_day(found_rows, [payload]), origin, result))
     result.facts[TABLE] = _one_rate_a_day(rows, payloads)
-    if not rows:  # a file of no day at all fails the source, as an empty listing does
-        refuse_empty(result, payloads, PROVIDER)
     return result
 
 

@@ -11,9 +11,10 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import STORED_CURRENCIES, ParseResult
 from chipcost.extract import _fetch
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._fx import ECB_DAILY, prices_only
+from chipcost.extract._fx import ECB_DAILY
 from chipcost.extract._kit import host_spec, listed_rows, parse_count
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.ecb_rates import with_archived_rates
 
 SOURCE_NAME = "ovhcloud"
 PROVIDER = "ovhcloud"
@@ -63,8 +64,14 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One on-demand record per GPU flavor, per instance-hour, in the catalog's currency; pure."""
-    return each_row(prices_only(payloads), SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
+    """One on-demand record per GPU flavor, per instance-hour, in the catalog's currency; and
+    the rates of the ECB daily file an earlier version archived beside the catalog, as fx_rates
+    rows (ecb_rates.with_archived_rates); pure."""
+    return with_archived_rates(payloads, SOURCE_NAME, _listing)
+
+
+def _listing(payloads: list[Payload]) -> ParseResult:
+    return each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
 
 
 def rows(page: Page) -> list[Any]:

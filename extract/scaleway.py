@@ -12,7 +12,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._fx import ECB_DAILY, prices_only
+from chipcost.extract._fx import ECB_DAILY
 from chipcost.extract._kit import (
     field_names,
     host_spec,
@@ -22,6 +22,7 @@ from chipcost.extract._kit import (
     shape_error,
 )
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.ecb_rates import with_archived_rates
 
 SOURCE_NAME = "scaleway"
 PROVIDER = "scaleway"
@@ -93,8 +94,14 @@ def _servers(payload: Payload) -> dict[str, Any]:
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One on-demand record per GPU instance type and zone, per instance-hour, in euros."""
-    return each_row(prices_only(payloads), SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
+    """One on-demand record per GPU instance type and zone, per instance-hour, in euros; and
+    the rates of the ECB daily file an earlier version archived after the pages, as fx_rates
+    rows (ecb_rates.with_archived_rates); pure."""
+    return with_archived_rates(payloads, SOURCE_NAME, _listing)
+
+
+def _listing(payloads: list[Payload]) -> ParseResult:
+    return each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
 
 
 def rows(page: Page) -> list[Any]:

@@ -12,9 +12,10 @@ from chipcost.extract import _fetch
 from chipcost.extract._bounds import too_many_places
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._fx import ECB_DAILY, prices_only
+from chipcost.extract._fx import ECB_DAILY
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.ecb_rates import with_archived_rates
 
 SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
@@ -62,8 +63,14 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 
 def parse(payloads: Sequence[Payload]) -> ParseResult:
-    """One record per GPU plan and region, per instance-hour, in euros; pure."""
-    return each_row(prices_only(payloads), SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
+    """One record per GPU plan and region, per instance-hour, in euros; and the rates of the
+    ECB daily file an earlier version archived beside the plans, as fx_rates rows
+    (ecb_rates.with_archived_rates); pure."""
+    return with_archived_rates(payloads, SOURCE_NAME, _listing)
+
+
+def _listing(payloads: list[Payload]) -> ParseResult:
+    return each_row(payloads, SOURCE_NAME, PROVIDER, rows=rows, offers=offers)
 
 
 def rows(page: Page) -> list[Any]:

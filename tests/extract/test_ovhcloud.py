@@ -46,10 +46,13 @@ def test_bad_rows_become_rejects():
     assert len(result.rejects) == 4 and len(result.records) == 2
 
 
-def test_an_earlier_archive_with_the_ecb_file_beside_the_catalog_replays():
+def test_an_earlier_archive_with_the_ecb_file_beside_the_catalog_replays_with_its_rates():
     ecb = payload("ovhcloud", "ecb-eurofxref-daily.xml", ECB_DAILY_URL)
     earlier = parse([*answers(), ecb])
     assert earlier.records == parse(answers()).records and not earlier.rejects
+    rates = {r["currency"]: r for r in earlier.facts["fx_rates"]}
+    assert (str(rates["USD"]["day"]), rates["USD"]["per_eur"]) == ("2017-03-08", 1.0556)
+    assert {(r["source"], r["payload_ref"]) for r in rates.values()} == {("ovhcloud", ecb.ref)}
 
 
 def test_fetch_needs_no_key_and_archives_the_catalog_only(tmp_path):

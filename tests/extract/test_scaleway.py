@@ -46,10 +46,13 @@ def test_bad_rows_become_rejects():
     assert len(result.rejects) == 4 and len(result.records) == 2
 
 
-def test_an_earlier_archive_with_the_ecb_file_beside_the_products_replays():
+def test_an_earlier_archive_with_the_ecb_file_beside_the_products_replays_with_its_rates():
     ecb = payload("scaleway", "ecb-eurofxref-daily.xml", ECB_DAILY_URL)
     earlier = parse([*answers(), ecb])
     assert earlier.records == parse(answers()).records and not earlier.rejects
+    rates = {r["currency"]: r for r in earlier.facts["fx_rates"]}
+    assert (str(rates["USD"]["day"]), rates["USD"]["per_eur"]) == ("2017-03-08", 1.0556)
+    assert {(r["source"], r["payload_ref"]) for r in rates.values()} == {("scaleway", ecb.ref)}
 
 
 def test_fetch_reads_every_zone_page_by_page_without_a_key(tmp_path):

@@ -56,9 +56,31 @@ def test_every_good_record_validates_in_euros():
     assert {r.currency for r in validated.records} == {"EUR"}
 
 
-def test_an_earlier_archive_with_the_ecb_file_beside_the_plans_replays():
-    earlier = parse([payload("plans.json"), payload(ECB, ECB_DAILY_URL)])
+def test_an_earlier_archive_with_the_ecb_file_beside_the_plans_replays_with_its_rates():
+    ecb = payload(ECB, ECB_DAILY_URL)
+    earlier = parse([payload("plans.json"), ecb])
     assert earlier.records == parse(good()).records and not earlier.rejects
+    rates = {r["currency"]: r for r in earlier.facts["fx_rates"]}
+    assert (str(rates["USD"]["day"]), rates["USD"]["per_eur"]) == ("2017-03-08", 1.0556)
+    assert {(r["source"], r["payload_ref"]) for r in rates.values()} == {("seeweb", ecb.ref)}
+    assert "fx_rates" not in parse(good()).facts
+
+
+def test_an_archived_ecb_file_that_cannot_be_read_is_a_reject_and_the_plans_load():
+    undated = payload(ECB, ECB_DAILY_URL, data=b"<Cube currency='USD' rate='1.05'/>")
+    found = parse([payload("plans.json"), undated])
+    assert found.records == parse(good()).records and "fx_rates" not in found.facts
+    assert [r.reason for r in found.rejects] == [
+        f"ecb: {ECB_DAILY_URL} ({undated.ref}) has rates but no <Cube time=...> day to date them: "
+        "the ECB's file changed shape"
+    ]
+    refused = payload(
+        "plans.json",
+        data=b'{"plans": [{"name": "x", "gpu": "1", '
+        b'"gpu_label": "L4", "hourly_price": "?", "available_regions": []}]}',
+    )
+    # every plan refused: the source fails (chipcost.pipeline.collect), no rate with it
+    assert "fx_rates" not in parse([refused, payload(ECB, ECB_DAILY_URL)]).facts
 
 
 def test_bad_plans_become_rejects_and_retired_plans_are_not_read():
