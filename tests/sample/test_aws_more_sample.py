@@ -185,11 +185,12 @@ def test_region_cheapest_follows_price_changes(con):
 def test_per_chip_prices_keeps_its_columns(con):
     columns = [c[0] for c in con.execute("DESCRIBE per_chip_prices").fetchall()]
     # The columns per_chip_prices had before spot's region rows were added, in order, then
-    # the host (schema version 96), then the currency its provider states the price in.
+    # the host (schema version 96), then the currency its provider states the price in, then
+    # the currency it is in (US dollars) and the source's URL, as current_prices has them.
     assert columns == [
         "chip", "provider", "region", "zone", "instance_type", "chip_count",
         "pricing_model", "term", "payment", "plan", "price_per_chip_hour", "price_per_hour",
         "upfront", "source", "sku", "valid_from", "last_seen_at", "payload_ref",
-        "vcpus", "ram_gb", "disk_gb", "stated_currency",
+        "vcpus", "ram_gb", "disk_gb", "stated_currency", "currency", "source_url",
     ]  # fmt: skip
     assert set(PRICE_COLUMNS) <= set(columns)
