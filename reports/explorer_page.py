@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from importlib import resources
 
-from chipcost.core.commands import RATES
+from chipcost.core.commands import RATES, UNKNOWN_OFFERS
 from chipcost.core.counting import counted
 from chipcost.core.vocabulary import PRICING_MODEL_TABLE
 from chipcost.reports.fresh import marked
@@ -136,6 +136,22 @@ def _freshness(lines: list[str]) -> str:
     return f'<ul class="meta" id="freshness">{said}</ul>'
 
 
+def _counting(data: dict) -> str:
+    """What the count of offers counts, as every count of offers does (docs/warehouse.md):
+    each offer once, a spot zone not again as its region's cheapest; and the offers of GPUs
+    no known chip is named for, not in the table (`prices` and `export` count them). '' when
+    the warehouse holds neither."""
+    said = []
+    if data.get("region_rows"):
+        said.append("each spot zone once, not again as its region's cheapest")
+    if unknown := data.get("unknown_offers"):
+        said.append(
+            f"not shown: {counted(unknown, 'offer')} whose GPU names no chip chipcost knows, "
+            f"which <code>{escape(UNKNOWN_OFFERS)}</code> lists"
+        )
+    return f" ({'; '.join(said)})" if said else ""
+
+
 def page_html(data: dict, figures: str, versus: str) -> str:
     """The page, without the data: offers.js beside it holds that."""
     offers = data["offers"]
@@ -152,7 +168,7 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         held = (
             f"{counted(data['count'], 'current offer')} of "
             f"{counted(chips, 'chip')} from "
-            f"{counted(providers, 'provider')}, "
+            f"{counted(providers, 'provider')}{_counting(data)}, "
             f"{prose(said[0])}"
         )
     else:  # as the command line says it: the way to fill the page

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.core.frames import spreadsheet_safe
 from chipcost.core.outputs import written_whole
@@ -108,6 +109,7 @@ def _read(
         curve = _curve(con)
         rates = newest_per_usd(con)
         unconverted = unrated_offers(con) if unrated(con).count else []
+        counting = _counting(con)
     finally:
         con.close()
     meta = {**freshness_data(fresh), "sample": bool(sample)}
@@ -126,7 +128,22 @@ def _read(
         for row in unconverted
     ]  # fmt: skip
     meta["history_left_out"] = left_out_words(unrated_of(left), left)
+    meta.update(counting)
     return offers, throughput, history.filter(pl.col("chip") != "unknown"), meta
+
+
+def _counting(con) -> dict[str, int]:
+    """What the page's first line says beside its count of offers, which counts each offer
+    once (docs/warehouse.md: per_chip_prices without its region rows, as the offers are read):
+    `region_rows`, the rows a region's cheapest spot zone has again, not counted; and
+    `unknown_offers`, the current offers whose GPU names no chip chipcost knows, counted so
+    but not in the table (`prices` and `export` count them)."""
+    ((region_rows, unknown),) = con.execute(
+        "SELECT count(*) FILTER (WHERE plan = 'region_cheapest'), "
+        "count(*) FILTER (WHERE plan <> 'region_cheapest' AND chip = ?) FROM per_chip_prices",
+        [UNKNOWN_CHIP],
+    ).fetchall()
+    return {"region_rows": region_rows, "unknown_offers": unknown}
 
 
 def _offered(rates: dict[str, tuple[date, float]], currency: str) -> dict[str, dict]:
