@@ -15,11 +15,13 @@ from chipcost.core.errors import UsageError
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.vocabulary import (
     GLANCE_KINDS,
+    GPU_ALONE,
     PRICING_MODEL_TABLE,
+    REGION_ROW_PLAN,
     code_words,
     restricted_region,
 )
-from chipcost.reads.your_prices import LIST_COLUMN
+from chipcost.reads.your_prices import DISCOUNT_COLUMN, LIST_COLUMN, YourPrices
 from chipcost.transform.rows import number
 
 # What a row of the glance is per: `--by chip` (the chip alone: its cheapest offer, with
@@ -32,6 +34,9 @@ OFFER_FIELDS = (
     "provider", "region", "zone", "pricing_model", "term", "payment", "plan", "instance_type",
     "chip_count",
 )  # fmt: skip
+# Where `--by chip`'s price comes from and since when: the source that read it, the offer's
+# first and last sighting (as every offer's row says them).
+DATED_FIELDS = ("source", "valid_from", "last_seen_at")
 # A month is 730 hours (8,760 / 12) and a year 8,760 (365 days of 24): the hours a price runs
 # for when it is shown per month or per year.
 PER_HOURS = {"hour": 1, "month": 730, "year": 8760}
@@ -92,6 +97,18 @@ def every_offer(by: str | None) -> bool:
     return by is None or str(by).strip().lower() == EVERY_OFFER
 
 
+def stored(row: Mapping[str, object]) -> bool:
+    """Whether `row` is an offer as stored, not the row a read adds for a region's cheapest
+    spot zone (plan REGION_ROW_PLAN, that zone's offer again): what a count of offers counts
+    (docs/warehouse.md), so that H100-SXM's 391 offers are not said as 395."""
+    return row.get("plan") != REGION_ROW_PLAN
+
+
+def stored_count(rows: Sequence[Mapping[str, object]]) -> int:
+    """How many offers `rows` hold, each once (stored)."""
+    return sum(1 for row in rows if stored(row))
+
+
 def in_cheapest(row: Mapping[str, object], regions_asked: bool = False) -> bool:
     """Whether an offer may answer "cheapest": of a chip chipcost knows (not `unknown`, which
     marks a GPU no chip is named for: no chip to answer for), not a slice of a GPU (chip_count
@@ -111,6 +128,7 @@ def set_apart_note(
     restricted regions, named; '' when none.
     `left_out`: said by a cheapest answer that left them out, else by a listing that shows
     them."""
+    rows = [r for r in rows if stored(r)]  # each offer counted once
     shares = sum(1 for r in rows if 0 < number(r["chip_count"]) < 1)
     regions = sorted({str(r["region"]) for r in rows if restricted_region(str(r["region"]))})
     held = 0 if regions_asked else sum(1 for r in rows if str(r["region"]) in regions)
@@ -141,23 +159,34 @@ def set_apart_note(
 
 def cheapest_per_chip(
     rows: Sequence[Mapping[str, object]], per: str, *, regions_asked: bool = False
-) -> list[dict]:
+) -> list[Glanced]:
     """Per chip, its cheapest offer among `rows` (any provider, region and pricing model the
-    filters left), per `per` (hour, month or year): the price, OFFER_FIELDS, what the price
-    rests on where it is an estimate (`estimate`, None for a published price) and how many
-    offers the chip has (cheapest_offers), whether it is the bundled sample's (`sample`)."""
+    filters left), per `per` (hour, month or year): the price, OFFER_FIELDS, where and when it
+    was read (DATED_FIELDS), what the price rests on where it is an estimate (`estimate`, None
+    for a published price), why a spot price is doubtful (`spot_doubt`), whether it is the
+    GPU's alone (`gpu_alone`: the host billed beside it) and the bundled sample's (`sample`),
+    how many offers the chip has (cheapest_offers), your list price and discount where a read
+    adjusted it, and the currency its provider states it in; with the offer itself."""
     found = []
     for index, offers in cheapest_offers(rows, regions_asked=regions_asked).values():
         row = rows[index]
         found.append(
-            {
-                "chip": row["chip"],
-                f"price_per_chip_{per}": per_price(row["price_per_chip_hour"], per),
-                **{k: row.get(k) for k in OFFER_FIELDS},
-                "estimate": row.get("estimate") or None,
-                "sample": bool(row.get("sample")),
-                "offers": offers,
-            }
+            Glanced(
+                {
+                    "chip": row["chip"],
+                    f"price_per_chip_{per}": per_price(row["price_per_chip_hour"], per),
+                    **{k: row.get(k) for k in (*OFFER_FIELDS, *DATED_FIELDS)},
+                    "estimate": row.get("estimate") or None,
+                    "spot_doubt": row.get("spot_doubt") or None,
+                    "gpu_alone": row.get("source") in GPU_ALONE,
+                    "sample": bool(row.get("sample")),
+                    "offers": offers,
+                    list_column(per): _list_price(row, per),
+                    DISCOUNT_COLUMN: row.get(DISCOUNT_COLUMN),
+                    **{k: row.get(k) for k in ("currency", *_RATES, "stated_currency")},
+                },
+                (row,),
+            )
         )
     return found
 
@@ -166,17 +195,17 @@ def cheapest_offers(
     rows: Sequence[Mapping[str, object]], *, regions_asked: bool = False
 ) -> dict[str, tuple[int, int]]:
     """Per chip, the index in `rows` of its cheapest offer per chip-hour and how many offers
-    it has; slices and restricted regions left out (in_cheapest). The chips in the order their
-    first row comes (the rows' --sort: by chip, or by price, cheapest chip first); of two
-    offers at one price, the first. `prices --by chip` and the explorer's first view both
-    stand on it."""
+    it has, each once (stored: a region's cheapest spot zone's row is not another offer);
+    slices and restricted regions left out (in_cheapest). The chips in the order their first
+    row comes (the rows' --sort: by chip, or by price, cheapest chip first); of two offers at
+    one price, the first. `prices --by chip` and the explorer's first view both stand on it."""
     cheapest: dict[str, tuple[float, int]] = {}
     offers: Counter[str] = Counter()
     for index, row in enumerate(rows):
         if not in_cheapest(row, regions_asked):
             continue
         chip, price = str(row["chip"]), number(row["price_per_chip_hour"])
-        offers[chip] += 1
+        offers[chip] += stored(row)
         if chip not in cheapest or price < cheapest[chip][0]:
             cheapest[chip] = (price, index)
     return {chip: (index, offers[chip]) for chip, (_, index) in cheapest.items()}
@@ -194,6 +223,43 @@ def cheapest_per_model(rows: Sequence[Mapping[str, object]]) -> dict[str, list[i
     return found
 
 
+@dataclass(frozen=True)
+class Glanced:
+    """A row of the glance and the offers whose prices it shows (one by chip; by provider or
+    region, the cheapest of each kind it has): what the notes under it speak of."""
+
+    row: dict[str, object]
+    offers: tuple[Mapping[str, object], ...]
+
+
+def glanced(
+    rows: Sequence[Mapping[str, object]],
+    by: str,
+    per: str,
+    *,
+    said: str,
+    regions_asked: bool = False,
+    currency: str | None = None,
+    mine: YourPrices | None = None,
+) -> list[Glanced]:
+    """`rows` at a glance, as `prices --by` answers on the command line and `prices(by=)` in
+    Python: by chip, each chip's cheapest offer (cheapest_per_chip); by provider or region,
+    the cheapest of each kind side by side (glance). `said` names the option as asked;
+    `currency`, when given, is named on every row (json's and the API's money); `mine`, the
+    read's discounts and currency, adds what was done to the prices. Each row's fields are
+    glance_columns', in their order."""
+    keys = by_keys(by, said)
+    if keys:
+        found = glance(rows, keys, per, regions_asked=regions_asked)
+    else:
+        found = cheapest_per_chip(rows, per, regions_asked=regions_asked)
+    columns = glance_columns(by, per, said=said, currency=currency, mine=mine)
+    return [
+        Glanced({c: currency if c == "currency" else g.row.get(c) for c in columns}, g.offers)
+        for g in found
+    ]
+
+
 def glance_rows(
     rows: Sequence[Mapping[str, object]],
     by: str,
@@ -202,33 +268,64 @@ def glance_rows(
     said: str,
     regions_asked: bool = False,
     currency: str | None = None,
+    mine: YourPrices | None = None,
 ) -> list[dict]:
-    """`rows` at a glance, as `prices --by` answers on the command line and `prices(by=)` in
-    Python: by chip, each chip's cheapest offer (cheapest_per_chip); by provider or region,
-    the cheapest of each kind side by side (glance). `said` names the option as asked;
-    `currency`, when given, is named on every row (json's and the API's money). Each row's
-    fields are glance_columns', in their order."""
-    keys = by_keys(by, said)
-    if keys:
-        found = glance(rows, keys, per, regions_asked=regions_asked)
-    else:
-        found = cheapest_per_chip(rows, per, regions_asked=regions_asked)
-    columns = glance_columns(by, per, said=said, currency=currency)
-    return [{c: currency if c == "currency" else row[c] for c in columns} for row in found]
+    """glanced's rows alone: what `prices(by=)` returns."""
+    found = glanced(
+        rows, by, per, said=said, regions_asked=regions_asked, currency=currency, mine=mine
+    )
+    return [g.row for g in found]
 
 
-def glance_columns(by: str, per: str, *, said: str, currency: str | None = None) -> list[str]:
+def glance_columns(
+    by: str,
+    per: str,
+    *,
+    said: str,
+    currency: str | None = None,
+    mine: YourPrices | None = None,
+) -> list[str]:
     """The fields of glance_rows' rows, in order, with none to hold them too (the header of an
-    empty csv): by chip, the cheapest offer's; by provider or region, the kinds' side by side;
-    the marks `estimate` (`estimated`: the kinds that are) and `sample`; `currency` when
-    given."""
+    empty csv): by chip, the cheapest offer's, where and when it was read; by provider or
+    region, the kinds' side by side; the marks `estimate` (`estimated`: the kinds that are),
+    `spot_doubt`, `gpu_alone` and `sample`; where `mine` adjusted the prices, each one's list
+    price in USD and, with discounts, the discount it got (by provider, one of each per kind:
+    list_spot_per_chip_hour_usd, spot_discount); `currency` when given, with the rate a
+    converting read used (by chip); the currency the provider states it in last."""
     keys = by_keys(by, said)
+    listed = mine is not None and mine.active
+    discounted = mine is not None and mine.discounts is not None
     if keys:
         prices = [f"{k}_per_chip_{per}" for k in KINDS]
-        columns = ["chip", *keys, *prices, "commitment_terms", "estimated", "sample", "offers"]
+        marks = ["estimated", "spot_doubt", "gpu_alone", "sample", "offers"]
+        columns = ["chip", *keys, *prices, "commitment_terms", *marks]
+        columns += [list_column(per, k) for k in KINDS] if listed else []
+        columns += [f"{k}_{DISCOUNT_COLUMN}" for k in KINDS] if discounted else []
+        rates: list[str] = []
     else:
-        columns = ["chip", f"price_per_chip_{per}", *OFFER_FIELDS, "estimate", "sample", "offers"]
-    return columns + (["currency"] if currency is not None else [])
+        columns = ["chip", f"price_per_chip_{per}", *OFFER_FIELDS, *DATED_FIELDS, "estimate"]
+        columns += ["spot_doubt", "gpu_alone", "sample", "offers"]
+        columns += [list_column(per)] if listed else []
+        columns += [DISCOUNT_COLUMN] if discounted else []
+        rates = list(_RATES) if mine is not None and mine.rates is not None else []
+    return columns + (["currency", *rates] if currency is not None else []) + ["stated_currency"]
+
+
+# The columns a converting read adds beside `currency`: the rate and its day.
+_RATES = ("usd_rate", "rate_day")
+
+
+def list_column(per: str, kind: str | None = None) -> str:
+    """'list_price_per_chip_hour_usd' (per month: ..._month_usd); of a kind,
+    'list_spot_per_chip_hour_usd'."""
+    name = LIST_COLUMN.replace("hour", per)
+    return name if kind is None else name.replace("list_price_", f"list_{kind}_")
+
+
+def _list_price(row: Mapping[str, object], per: str) -> float | None:
+    """The offer's list price in USD per `per`, where a read adjusted its price (else None)."""
+    listed = row.get(LIST_COLUMN)
+    return None if listed is None else per_price(listed, per)
 
 
 def _kind(model: str) -> str | None:
@@ -243,20 +340,22 @@ def glance(
     per: str,
     *,
     regions_asked: bool = False,
-) -> list[dict]:
+) -> list[Glanced]:
     """Per chip and `keys`: the cheapest price per chip of each of KINDS (None where the
     provider has none), the commitment's terms, which of those prices are estimates (no
-    price the provider publishes: `estimated`, their kinds by comma, None when none is),
-    whether one of those prices is the bundled sample's (`sample`) and how many offers the row
-    stands for; cheapest on demand first within a chip. Prices are per `per` (hour, month or
-    year; per_price)."""
+    price the provider publishes: `estimated`, their kinds by comma, None when none is), why
+    the spot price is doubtful (`spot_doubt`), whether one of the prices is the GPU's alone
+    (`gpu_alone`) and the bundled sample's (`sample`), how many offers the row stands for
+    (each once: stored), each price's list price and discount where a read adjusted it and
+    the currencies the provider states them in; cheapest on demand first within a chip.
+    Prices are per `per` (hour, month or year; per_price)."""
     groups: dict[tuple[str, ...], _Glance] = {}
     for row in rows:
         if not in_cheapest(row, regions_asked):
             continue
         key = tuple(str(row[k]) for k in ("chip", *keys))
         group = groups.setdefault(key, _Glance({"chip": row["chip"], **{k: row[k] for k in keys}}))
-        group.offers += 1
+        group.offers += stored(row)
         kind = _kind(str(row["pricing_model"]))
         if kind is None:
             continue
@@ -264,34 +363,41 @@ def glance(
         cheapest = group.cheapest.get(kind)
         if cheapest is None or price < cheapest:
             group.cheapest[kind] = price
-            group.estimated[kind] = bool(row.get("estimate"))
-            group.sampled[kind] = bool(row.get("sample"))
-            if kind == "commitment":
-                group.terms = _terms(row)
-    return sorted((g.row(per) for g in groups.values()), key=lambda g: _order(g, per))
+            group.offer[kind] = row
+    found = [Glanced(g.row(per), tuple(g.offer.values())) for g in groups.values()]
+    return sorted(found, key=lambda g: _order(g.row, per))
 
 
 @dataclass
 class _Glance:
     """One row of the glance as it is gathered: its chip and keys, the cheapest price of each
-    kind so far, whether that price is an estimate and the bundled sample's, the commitment's
-    terms and the offers."""
+    kind so far and its offer, and the offers."""
 
     head: dict[str, object]
     cheapest: dict[str, float] = field(default_factory=dict)
-    estimated: dict[str, bool] = field(default_factory=dict)
-    sampled: dict[str, bool] = field(default_factory=dict)
-    terms: str | None = None
+    offer: dict[str, Mapping[str, object]] = field(default_factory=dict)
     offers: int = 0
 
     def row(self, per: str) -> dict[str, object]:
+        offers = [self.offer[k] for k in KINDS if k in self.offer]
+        spot = self.offer.get("spot", {})
+        commitment = self.offer.get("commitment")
+        stated = dict.fromkeys(
+            str(o["stated_currency"]) for o in offers if o.get("stated_currency")
+        )
         return {
             **self.head,
             **{f"{k}_per_chip_{per}": self.cheapest.get(k) for k in KINDS},
-            "commitment_terms": self.terms,
-            "estimated": ",".join(k for k in KINDS if self.estimated.get(k)) or None,
-            "sample": any(self.sampled.values()),
+            "commitment_terms": None if commitment is None else _terms(commitment),
+            "estimated": ",".join(k for k in KINDS if self.offer.get(k, {}).get("estimate"))
+            or None,
+            "spot_doubt": spot.get("spot_doubt") or None,
+            "gpu_alone": any(o.get("source") in GPU_ALONE for o in offers),
+            "sample": any(bool(o.get("sample")) for o in offers),
             "offers": self.offers,
+            **{list_column(per, k): _list_price(self.offer.get(k, {}), per) for k in KINDS},
+            **{f"{k}_{DISCOUNT_COLUMN}": self.offer.get(k, {}).get(DISCOUNT_COLUMN) for k in KINDS},
+            "stated_currency": ",".join(stated) or None,
         }
 
 

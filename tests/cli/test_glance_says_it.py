@@ -1,0 +1,129 @@
+"""`prices --by chip` and `--by provider` say what every offer's row says: your discount beside
+the list price, a doubtful spot price marked, a price that is the GPU's alone, where and when
+a price was read and the currency its provider states it in; each offer counted once; and in
+csv and json the notes the table prints go to stderr. On the sample's newest run replayed."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from tests import warehouses
+
+# H100-SXM's cheapest offer in the sample is verda's: the rule halves it.
+DISCOUNTS = "provider,percent,label\nverda,50,verda deal\n"
+GPU_ALONE = "tensordock prices the GPU alone: the host's vCPUs, memory and disk are billed"
+DOUBT = "a spot price not below its offer's on-demand price"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> str:
+    return str(warehouses.sample(tmp_path_factory.mktemp("says") / "w.duckdb", last=1))
+
+
+@pytest.fixture
+def discounts(tmp_path) -> dict[str, str]:
+    path = tmp_path / "discounts.csv"
+    path.write_text(DISCOUNTS, encoding="utf-8")
+    return {"CHIPCOST_DISCOUNTS": str(path)}
+
+
+def _said(text: str) -> str:
+    return " ".join(text.split())  # as read, whatever the width wraps it to
+
+
+def _ran(run, *args: str, env: dict[str, str] | None = None):
+    done = run("prices", *args, env={"COLUMNS": "200", **(env or {})})
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_a_discounted_glance_keeps_each_list_price_and_says_the_discount(run, db, discounts):
+    """On 300ee1a5 `--by chip --format csv` wrote verda's H100-SXM at 0.435 with neither
+    its list price nor its discount: a discounted price read as a list price."""
+    asked = ("--chip", "H100-SXM", "--db", db)
+    by_chip = _ran(run, "--by", "chip", *asked, "--format", "csv", env=discounts)
+    (row,) = csv.DictReader(io.StringIO(by_chip.stdout))
+    assert row["provider"] == "verda" and row["discount"] == "50% verda deal"
+    assert float(row["list_price_per_chip_hour_usd"]) == 2 * float(row["price_per_chip_hour"])
+    assert "after your discounts (verda deal: verda 50%" in _said(by_chip.stderr)
+    monthly = _ran(run, "--by", "chip", *asked, "--per", "month", "--format", "json", env=discounts)
+    (month,) = json.loads(monthly.stdout)
+    assert month["list_price_per_chip_month_usd"] == round(2 * month["price_per_chip_month"], 2)
+    by_provider = _ran(run, "--by", "provider", *asked, "--format", "json", env=discounts)
+    rows = {r["provider"]: r for r in json.loads(by_provider.stdout)}
+    verda, aws = rows["verda"], rows["aws"]
+    assert verda["list_on_demand_per_chip_hour_usd"] == 2 * verda["on_demand_per_chip_hour"]
+    assert verda["spot_discount"] == verda["on_demand_discount"] == "50% verda deal"
+    assert aws["on_demand_discount"] is None
+    assert aws["list_on_demand_per_chip_hour_usd"] == aws["on_demand_per_chip_hour"]
+    table = _said(_ran(run, "--by", "chip", *asked, env=discounts).stdout)
+    assert "list $/chip-hr your discount" in table and "0.8700 50% verda deal" in table
+    assert "a rule applied to 1 of 1 rows" in table
+    by_provider_table = _said(_ran(run, "--by", "provider", *asked, env=discounts).stdout)
+    assert "your discount" in by_provider_table and "50% verda deal" in by_provider_table
+    plain = _ran(run, "--by", "chip", *asked, "--format", "csv")  # no file: list prices
+    assert "discount" not in next(csv.reader(io.StringIO(plain.stdout)))
+
+
+def test_every_glance_says_a_price_is_the_gpus_alone(run, db):
+    """On 300ee1a5 `--by chip --chip RTX-3080` (tensordock's) said nothing of it."""
+    table = _ran(run, "--by", "chip", "--chip", "RTX-3080", "--db", db)
+    assert GPU_ALONE in _said(table.stdout)
+    listed = _ran(run, "--by", "chip", "--chip", "RTX-3080", "--format", "json", "--db", db)
+    assert [r["gpu_alone"] for r in json.loads(listed.stdout)] == [True]
+    assert GPU_ALONE in _said(listed.stderr)
+    asked = ("--by", "provider", "--chip", "H100-SXM", "--db", db)
+    rows = {r["provider"]: r for r in json.loads(_ran(run, *asked, "--format", "json").stdout)}
+    assert rows["cudo"]["gpu_alone"] and not rows["aws"]["gpu_alone"]
+    assert "cudo, daytona price the GPU alone" in _said(_ran(run, *asked).stdout)
+    aws = _ran(run, "--by", "chip", "--provider", "aws", "--db", db)
+    assert "GPU alone" not in aws.stdout
+
+
+def test_every_glance_marks_a_doubtful_spot_price(run, db):
+    """On 300ee1a5 lium's RTX-5090 spot at its on-demand price was marked `(!)` in the offer
+    table alone."""
+    asked = ("--by", "chip", "--provider", "lium", "--pricing-model", "spot", "--db", db)
+    table = _said(_ran(run, *asked).stdout)
+    assert "spot (!)" in table and f"(!) = {DOUBT}" in table and "lium global 1x RTX 5090" in table
+    (row,) = json.loads(_ran(run, *asked, "--format", "json").stdout)
+    assert "is not below on demand" in row["spot_doubt"]
+    by_provider = ("--by", "provider", "--chip", "RTX-5090", "--db", db)
+    said = _said(_ran(run, *by_provider).stdout)
+    assert "0.5600 est. (!)" in said and f"(!) = {DOUBT}" in said
+    listed = _ran(run, *by_provider, "--format", "csv")
+    rows = {r["provider"]: r for r in csv.DictReader(io.StringIO(listed.stdout))}
+    assert "is not below on demand" in rows["lium"]["spot_doubt"]
+    assert rows["vastai"]["spot_doubt"] == ""
+    assert f"note: {DOUBT}" in _said(listed.stderr)
+
+
+def test_by_chip_says_where_and_when_a_price_was_read_and_counts_each_offer_once(run, db):
+    """On 300ee1a5 `--by chip` rows had no date, no source and no stated currency (P100's
+    scaleway price is euros converted), and H100-SXM's 391 offers were counted 395, a
+    region's cheapest spot zone twice."""
+    asked = ("--chip", "P100,H100-SXM", "--db", db)
+    rows = {r["chip"]: r for r in json.loads(_ran(run, "--by", "chip", *asked, "--format",
+                                                  "json").stdout)}  # fmt: skip
+    p100 = rows["P100"]
+    assert (p100["source"], p100["currency"], p100["stated_currency"]) == ("scaleway", "USD", "EUR")
+    assert p100["valid_from"] <= p100["last_seen_at"] and p100["last_seen_at"].startswith("2026-")
+    offers = json.loads(_ran(run, *asked, "--format", "json").stdout)
+    h100 = [o for o in offers if o["chip"] == "H100-SXM"]
+    stored = [o for o in h100 if o["plan"] != "region_cheapest"]
+    assert len(stored) < len(h100) and rows["H100-SXM"]["offers"] == len(stored)
+
+
+def test_csv_and_json_send_the_tables_notes_to_stderr(run, db):
+    """On 300ee1a5 `--by chip --format json` wrote the freshness alone on stderr."""
+    table = _said(_ran(run, "--by", "chip", "--db", db).stdout)
+    for fmt in ("json", "csv"):
+        done = _ran(run, "--by", "chip", "--format", fmt, "--db", db)
+        said = _said(done.stderr)
+        for note in ("left out of the cheapest: ", GPU_ALONE):
+            assert note in table and f"note: {note}" in said, (fmt, note)
+        assert said.index("left out of the cheapest") < said.index("prices as of")
