@@ -74,6 +74,9 @@ def _compare(**given: Any) -> None:
 
     money = str(result.ranking.header["currency"])
     write_frame(format, with_currency(money_named(result.frame(), money), money))
+    # the notes for people, on stderr as the table prints them under it (docs/cli.md)
+    for note in _said_of(result, headed=False):
+        notices(format).say(f"note: {note}")
     print_freshness(notices(format), result.ranking.freshness)
 
 
@@ -383,12 +386,8 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     fitted = fit_table(console, _columns(result, wide), cells, keep_order=_KEEP, wide=wide)
     print_fitted(console, fitted)
     _evidence(console, result)
-    offers = [row for line in result.lines for row in (line.a, line.b)]
-    # whether an instance holds the model is said only where one does not (no column shows it)
-    fit = all(row.get("fits") is not False for row in offers)
-    notes = [note for note in result.notes if not (fit and note.startswith("fits:"))]
-    # the asked speed is in the heading, with how to change it
-    notes = [note for note in notes if not note.startswith("throughput at")]
+    offers = _offers(result)
+    notes = _said_of(result, headed=True)
     # one chip where every row's break-even is the same chip's; else each cell names its chip
     needs = _who_needs(result) or "the chip the row names"
     marks = [
@@ -416,6 +415,25 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
         for words in (line.verdict.cell_words(), line.verdict.break_even_words())
     )
     notes.insert(0, "; ".join(marks))
+    if not wide:
+        notes[0] += " (--wide: each offer; --format json: every field)"
+    print_footer(console, notes, result.ranking.freshness)
+
+
+def _offers(result: CompareResult) -> list[CostRow]:
+    return [row for line in result.lines for row in (line.a, line.b)]
+
+
+def _said_of(result: CompareResult, *, headed: bool) -> list[str]:
+    """The notes on what the lines rest on, under the table or on stderr beside csv and json:
+    the ranking's (whether an instance holds the model only where one does not; the asked
+    speed only where no heading says it), your discounts, doubtful spot prices, an unheld
+    time to first token."""
+    offers = _offers(result)
+    fit = all(row.get("fits") is not False for row in offers)
+    notes = [note for note in result.notes if not (fit and note.startswith("fits:"))]
+    if headed:  # the asked speed is in the heading, with how to change it
+        notes = [note for note in notes if not note.startswith("throughput at")]
     yours = {
         f"{row['chip']} {row['provider']}: {row['discount']}": None
         for row in offers
@@ -427,11 +445,10 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
         )
     if doubted := doubt_note(offers):  # the (!) on a price: which spot offers, and why
         notes.append(doubted)
-    if header.get("ttft_ms") and any(row.get("throughput_origin") == "derived" for row in offers):
+    derived = any(row.get("throughput_origin") == "derived" for row in offers)
+    if result.ranking.header.get("ttft_ms") and derived:
         notes.append(UNHELD_TTFT)
-    if not wide:
-        notes[0] += " (--wide: each offer; --format json: every field)"
-    print_footer(console, notes, result.ranking.freshness)
+    return notes
 
 
 # `--chart`

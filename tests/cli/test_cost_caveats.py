@@ -75,6 +75,9 @@ def test_compare_says_a_price_of_the_gpu_alone(sample):
     assert [r["a_gpu_alone"] for r in rows] == [r["a_provider"] == "daytona" for r in rows]
     assert any(r["a_gpu_alone"] for r in rows)
     assert not any(r["b_gpu_alone"] for r in rows)
+    # and the note on stderr beside the data, as beside cost's (it had only the freshness)
+    assert ALONE in said(answered.stderr)
+    assert "note: throughput at 5 or more tokens/s per user" in said(answered.stderr)
 
 
 def test_cost_marks_a_doubtful_spot_price(azure):
@@ -111,6 +114,7 @@ def test_compare_marks_a_doubtful_spot_price(azure):
     [row] = json.loads(answered.stdout)
     assert "not below on demand" in row["a_spot_doubt"]
     assert row["b_spot_doubt"] is None
+    assert "azure uksouth Standard_ND96isr_H200_v5" in said(answered.stderr)
 
 
 @pytest.mark.parametrize("format", ["csv", "json"])
