@@ -306,36 +306,39 @@ def resolve_chip_names(names: str | Sequence[str] | None) -> list[str] | None:
     return list(dict.fromkeys(chip for name in values for chip in resolve_chip_name(name)))
 
 
-# Company names people type for the providers chipcost names by their cloud.
+# Company names people type for the providers chipcost names by their cloud, where no source's
+# title gives them: a provider's title (Source.title, as the README writes it: 'Vast.ai', 'IBM
+# Cloud') is read from the registry by whoever asks (name_among's `titles`).
 PROVIDER_ALIASES = {
-    "amazon": "aws", "amazon web services": "aws", "google": "gcp", "google cloud": "gcp",
-    "microsoft": "azure", "microsoft azure": "azure", "oracle": "oci", "oracle cloud": "oci",
-    # the names the README and the providers' own pages give, where they are not the code
-    "lambda labs": "lambda", "datacrunch": "verda", "together ai": "together",
-    "latitude.sh": "latitude", "amd developer cloud": "amddevcloud", "cudo compute": "cudo",
-    "vast.ai": "vastai",
+    "amazon": "aws", "amazon web services": "aws", "google": "gcp", "microsoft": "azure",
+    "microsoft azure": "azure", "oracle": "oci", "oracle cloud": "oci",
+    # the names the providers' own pages give, where they are not the title
+    "lambda labs": "lambda", "datacrunch": "verda",
 }  # fmt: skip
 
 
-def name_among(name: str, known: Iterable[str]) -> str | None:
+def _squeezed(name: str) -> str:
+    """A name as provider names are matched: any case, without its spaces ('Hot  Aisle' ->
+    'hotaisle')."""
+    return "".join(name.split()).lower()
+
+
+def name_among(
+    name: str, known: Iterable[str], titles: Mapping[str, str] | None = None
+) -> str | None:
     """The one of `known` (lower-case codes: providers, sources) a name stands for as people
-    write it: any case, spaces around or between its words, a company's name for its cloud
-    ('Vast.ai', 'Massed Compute', 'Amazon', 'together clusters'); None for none."""
+    write it: any case, spaces around or between its words, a provider's title as its source
+    declares it (`titles`: title -> provider, 'IBM Cloud' -> 'ibm'), a company's name for its
+    cloud ('Amazon', PROVIDER_ALIASES), a code in words ('Massed Compute', 'together
+    clusters'); None for none. Titles and aliases are matched without their spaces."""
     names = set(known)
     key = " ".join(name.split()).lower()
-    key = PROVIDER_ALIASES.get(key, key)
-    for spelled in (key, key.replace(" ", "-"), key.replace(" ", "")):
-        if spelled in names:
-            return spelled
+    spelled = {_squeezed(k): code for k, code in {**PROVIDER_ALIASES, **(titles or {})}.items()}
+    key = spelled.get(key.replace(" ", ""), key)
+    for spelling in (key, key.replace(" ", "-"), key.replace(" ", "")):
+        if spelling in names:
+            return spelling
     return None
-
-
-def provider_names(values: list[str] | None) -> list[str] | None:
-    """Provider filters with a company name read as its cloud: 'Amazon' -> 'aws', 'Together
-    AI' -> 'together' (chipcost.reads.price_ask reads a name in words, 'Massed Compute')."""
-    if values is None:
-        return None
-    return [PROVIDER_ALIASES.get(v.strip().lower(), v) for v in values]
 
 
 def check_known(
@@ -345,8 +348,10 @@ def check_known(
     *,
     held: tuple[str, str] | None = None,
     option: str | None = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> None:
-    """Refuse a filter value that matches nothing known, with the closest known values
+    """Refuse a filter value that matches nothing known, with the closest known values, found
+    through the kind's ALIASES and `aliases` too (a provider's title: 'IBM Clod', ibm)
     (`option`, as the asker spells it, leads the message when given).
 
     `held` says what the known values are the values of, for a value that may be real but
@@ -356,7 +361,7 @@ def check_known(
     for value in values or []:
         if value.lower() in lowered:
             continue
-        close = suggested(value, known, aliases=ALIASES.get(kind))
+        close = suggested(value, known, aliases={**ALIASES.get(kind, {}), **(aliases or {})})
         said = f"{option}: " if option else ""
         if held and known:  # a value that may be real, with nothing under it
             where = ", ".join(known) if len(known) <= LISTED else f"{len(known)} {kind}s"

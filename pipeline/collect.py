@@ -80,10 +80,11 @@ def select_sources(names: list[str] | None) -> list[Source]:
 
 def _source_named(name: str, sources: Mapping[str, Source]) -> str:
     """A source as the other name options take one: any case, spaces around, a provider's
-    name in words ('Vast.ai', 'Massed Compute', 'Together Clusters')."""
+    name in words ('Vast.ai', 'Massed Compute', 'Together Clusters'; its Source.title)."""
     from chipcost.core.names import name_among
 
-    return name_among(name, sources) or name
+    titles = {source.title: source.provider for source in sources.values() if source.title}
+    return name_among(name, sources, titles) or name
 
 
 def collect_source(

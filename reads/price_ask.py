@@ -16,7 +16,7 @@ from chipcost.core.asks import PRICES
 from chipcost.core.errors import UsageError
 from chipcost.core.names import (
     check_known,
-    provider_names,
+    name_among,
     resolve_chip_names,
     split_values,
 )
@@ -180,7 +180,7 @@ def named_filters(
     instances: Sequence[str] | str | None = None,
 ) -> dict[str, list[str] | None]:
     """The filters as the warehouse spells them: lists split, pricing models in snake case,
-    a company name read as its cloud."""
+    a provider's name as the README writes it, or a company's, read as its code."""
     return {
         "instances": split_values(instances, "instance type"),
         "regions": split_values(regions, "region"),
@@ -189,23 +189,28 @@ def named_filters(
             for m in pricing_labels(split_values(pricing_models, "pricing model") or [])
         ]
         or None,
-        "providers": _in_words(provider_names(split_values(providers, "provider"))),
+        "providers": provider_codes(split_values(providers, "provider")),
     }
 
 
-def _in_words(providers: list[str] | None) -> list[str] | None:
-    """A provider named in words that is its code without the spaces ('Massed Compute',
-    'Hot Aisle'); any other as given, for the message. No code has a space: the sources are
-    asked only for a name that has one."""
-    if not providers or not any(" " in p.strip() for p in providers):
+def provider_codes(providers: list[str] | None) -> list[str] | None:
+    """Each provider as its code: named by its title ('IBM Cloud', 'Vast.ai': Source.title,
+    from which the README's list is written), a company's name ('Amazon'), or its code in any
+    case or in words ('Massed Compute'); any other as given, for the message."""
+    if not providers:
         return providers
+    codes, titles = provider_titles()
+    return [name_among(p, codes, titles) or p for p in providers]
+
+
+def provider_titles() -> tuple[frozenset[str], dict[str, str]]:
+    """Every provider the registry holds (those registered only to say why they are not
+    collected too) and each one's title, by title: the names a provider is asked for by."""
     from chipcost.extract import registry
 
-    codes = {source.provider for source in registry().values()}
-    joined = [p.strip().lower().replace(" ", "") for p in providers]
-    return [
-        j if " " in p.strip() and j in codes else p for p, j in zip(providers, joined, strict=True)
-    ]
+    sources = registry().values()
+    titles = {source.title: source.provider for source in sources if source.title}
+    return frozenset(source.provider for source in sources), titles
 
 
 def known_part(key: str, values: Sequence[str]) -> list[str]:
@@ -239,8 +244,10 @@ def check_named(
         if unseen:
             among = known(con, column)
             option = voice.name(_FIELDS.get(key, key.removesuffix("s"))) if voice else None
+            aliases = None
             if key == "providers":
                 _source_not_provider(unseen, among, option)
+                aliases = {title.lower(): code for title, code in provider_titles()[1].items()}
             if key == "regions":
                 zones = zones_held(con)
                 _where_not_region(unseen, among, zones, known(con, "provider"), option, voice)
@@ -248,7 +255,7 @@ def check_named(
                 if not unseen:
                     continue
             where = held if key == "regions" else None
-            check_known(KINDS[key], unseen, among, held=where, option=option)
+            check_known(KINDS[key], unseen, among, held=where, option=option, aliases=aliases)
 
 
 def _source_not_provider(

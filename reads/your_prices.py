@@ -256,9 +256,12 @@ def load_discounts(path: str, providers: Sequence[str]) -> Discounts:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ChipcostError(f"{DISCOUNTS_ENV}={path}: cannot read it ({exc})") from None
+    from chipcost.extract import registry
     from chipcost.transform.discounts import Vocabulary, read_discounts
 
-    known = Vocabulary(providers=providers, pricing_models=PRICING_MODELS, chips=resolve_chip_name)
+    # a provider named as --provider takes it: by its title too ('Vast.ai')
+    titles = {source.title: source.provider for source in registry().values() if source.title}
+    known = Vocabulary(providers, PRICING_MODELS, resolve_chip_name, titles)
     return read_discounts(text, path, known)
 
 

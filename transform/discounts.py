@@ -26,7 +26,7 @@ import math
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 from chipcost.core.clean import printable
@@ -134,6 +134,8 @@ class Vocabulary:
     providers: Iterable[str]
     pricing_models: Iterable[str]
     chips: Callable[[str], list[str]]
+    # Each provider's title, by title ('Vast.ai': vastai), taken as --provider takes it.
+    titles: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 def read_discounts(text: str, path: str, known: Vocabulary) -> Discounts:
@@ -268,7 +270,7 @@ def _rule(
     given = _text(fields, "provider", where)
     providers = sorted(known.providers)
     # as --provider takes it: 'Massed Compute', 'Vast.ai', 'Amazon'
-    provider = name_among(given, providers) or given.lower()
+    provider = name_among(given, providers, known.titles) or given.lower()
     if provider not in providers:
         raise ChipcostError(
             f"{where}: unknown provider {provider!r}{did_you_mean(provider, providers)}; "

@@ -326,6 +326,12 @@ def test_index_takes_its_commitment_label_and_the_reports_column(db, tables):
         ("Vast.ai", None),  # the README's spelling (on e435575: "did you mean vastai?")
         ("ibm", "'ibm' has no price: chipcost does not collect it"),  # e435575: "lium?"
         ("ecb", "publishes reference data (ecb-rates), no accelerator prices"),
+        # the README's names, from the titles of the registry (on 2dbe3361: "unknown provider
+        # 'IBM Cloud' (did you mean gmicloud?)")
+        ("IBM Cloud", "'ibm' has no price: chipcost does not collect it"),
+        ("samsung cloud platform", "'scp' has no price: chipcost does not collect it"),
+        ("the ECB", "publishes reference data (ecb-rates), no accelerator prices"),
+        ("Latitude.sh", None),
     ],
 )
 def test_a_provider_sources_lists_is_taken_or_said_why_it_has_no_price(db, provider, said):
@@ -334,6 +340,17 @@ def test_a_provider_sources_lists_is_taken_or_said_why_it_has_no_price(db, provi
         assert done.returncode == 0, done.stderr
     else:
         assert done.returncode == 2 and said in " ".join(done.stderr.split()), done.stderr
+
+
+def test_a_provider_named_by_its_title_is_refused_why_by_cost_and_python(db):
+    """cost and chipcost.prices read a title as --provider does (on 2dbe3361: "unknown
+    provider 'Samsung Cloud Platform' (nearest: shadeform, amddevcloud, oci)")."""
+    done = chipcost("cost", "--model", "llama-3-70b", "--workload", "inference", "--provider",
+                    "Samsung Cloud Platform", "--db", str(db))  # fmt: skip
+    said = "'scp' has no price: chipcost does not collect it"
+    assert done.returncode == 2 and said in " ".join(done.stderr.split()), done.stderr
+    with pytest.raises(UsageError, match="'ibm' has no price: chipcost does not collect it"):
+        api.prices(provider="IBM Cloud", db=str(db))
 
 
 def test_the_unknown_chip_a_table_shows_is_explained(db):

@@ -105,14 +105,14 @@ def test_check_known_and_split_values():
 
 
 def test_a_company_name_is_read_as_its_cloud():
-    from chipcost.core.names import provider_names
+    from chipcost.reads.price_ask import provider_codes
 
-    assert provider_names(["Amazon", "google", "MICROSOFT", "oracle", "runpod"]) == [
+    assert provider_codes(["Amazon", "google", "MICROSOFT", "oracle", "runpod"]) == [
         "aws", "gcp", "azure", "oci", "runpod",
     ]  # fmt: skip
-    assert provider_names(None) is None
+    assert provider_codes(None) is None
     # the names the README and the providers give (on 0cae6cf: unknown provider)
-    assert provider_names(["Google Cloud", "Together AI", "Lambda Labs", "DataCrunch"]) == [
+    assert provider_codes(["Google Cloud", "Together AI", "Lambda Labs", "DataCrunch"]) == [
         "gcp", "together", "lambda", "verda",
     ]  # fmt: skip
 
@@ -124,6 +124,39 @@ def test_a_provider_named_in_words_is_its_code():
 
     named = named_filters(None, None, ["Massed Compute", "hot aisle", "Nowhere Cloud", "aws"])
     assert named["providers"] == ["massedcompute", "hotaisle", "Nowhere Cloud", "aws"]
+
+
+def _titles() -> list[tuple[str, str]]:
+    from chipcost.extract import registry
+
+    return sorted({(s.title, s.provider) for s in registry().values()})
+
+
+@pytest.mark.parametrize(("title", "provider"), _titles())
+def test_every_title_the_registry_declares_is_its_provider(title, provider):
+    """The README's provider list is written from Source.title ('IBM Cloud', 'Samsung Cloud
+    Platform', 'Vast.ai'), those registered only to say why they are not collected too: each
+    is its provider's code, in any case and spacing, wherever a provider is named (on
+    2dbe3361 'IBM Cloud' was an unknown provider; a new provider's title was never taken)."""
+    from chipcost.pipeline.collect import select_sources
+    from chipcost.reads.price_ask import named_filters
+
+    assert title, f"provider {provider} declares no title (the README lists it by one)"
+    spellings = [title, title.upper(), title.lower(), f" {title.replace(' ', '  ')} "]
+    spellings.append(title.replace(" ", "").lower())
+    for spelled in spellings:
+        assert named_filters(None, None, [spelled])["providers"] == [provider], spelled
+    sources = {s.name for s in select_sources(None) if s.provider == provider}
+    if provider in sources:  # --source takes a provider's title as --provider does
+        assert [s.name for s in select_sources([title])] == [provider]
+
+
+def test_a_provider_is_named_by_its_title_not_a_hand_list():
+    """The hand list holds only what no title gives: a title is never also an alias."""
+    from chipcost.core.names import PROVIDER_ALIASES
+
+    titles = {"".join(title.split()).lower() for title, _ in _titles()}
+    assert not titles & {"".join(alias.split()) for alias in PROVIDER_ALIASES}
 
 
 @pytest.mark.parametrize("blank", ["", " , ", [""], ["", " "]])

@@ -96,6 +96,11 @@ def test_a_conflict_among_thousands_of_nested_rules_is_found():
      (" AWS ", "aws")],
 )  # fmt: skip
 def test_a_provider_is_taken_as_the_provider_option_takes_it(given, provider):
-    known = Vocabulary(("aws", "massedcompute", "vastai"), PRICING_MODELS, resolve_chip_name)
+    """By its title as well (Source.title: 'Vast.ai'), given as reads give it."""
+    from chipcost.reads.price_ask import provider_titles
+
+    _, titles = provider_titles()
+    providers = ("aws", "massedcompute", "vastai")
+    known = Vocabulary(providers, PRICING_MODELS, resolve_chip_name, titles)
     [rule] = read_discounts(rules({"provider": given}), "d.toml", known).rules
     assert rule.provider == provider
