@@ -103,7 +103,9 @@ def _read(
     answer: ByteBudget,
     budgets: list[ByteBudget],
 ) -> bytes:
-    """The body decoded as it arrives, each piece counted in `budgets` before it is held."""
+    """The body decoded as it arrives, each piece counted in `budgets` before it is held; a
+    connection that fails once the answer began is CutShort, saying how much came."""
+    import httpx  # imported when a source fetches: a replay only parses
 
     length = digits(response.headers.get("Content-Length", ""))
     if length is not None and length > answer.limit:
@@ -117,26 +119,53 @@ def _read(
     raw: list[bytes] = []
     corrupt: Corrupt | None = None
     # The body as sent (still coded), from a network stream or one held in memory alike.
-    for chunk in response.stream:  # type: ignore[union-attr]
-        sent += len(chunk)
-        if sent > answer.limit:  # codings that give little from much: bounded as sent too
-            raise OverLimit(answer.passed(where, "as sent"))
-        if decoder.steps:
-            raw.append(chunk)
-        if corrupt is None:
-            try:
-                for piece in decoder.feed(chunk):
-                    _take(budgets, len(piece), where)
-                    body += piece
-            except Corrupt as exc:
-                corrupt = exc  # the rest is read: cut short, or whole and labelled wrong
-        _on_time(clock, started, check, where)
+    try:
+        for chunk in response.stream:  # type: ignore[union-attr]
+            sent += len(chunk)
+            if sent > answer.limit:  # codings that give little from much: bounded as sent too
+                raise OverLimit(answer.passed(where, "as sent"))
+            if decoder.steps:
+                raw.append(chunk)
+            if corrupt is None:
+                try:
+                    for piece in decoder.feed(chunk):
+                        _take(budgets, len(piece), where)
+                        body += piece
+                except Corrupt as exc:
+                    corrupt = exc  # the rest is read: cut short, or whole and labelled wrong
+            _on_time(clock, started, check, where)
+    except (httpx.RemoteProtocolError, httpx.NetworkError) as exc:
+        # The answer began and its body did not end: the peer closed before its Content-Length
+        # or its last chunk (httpx's RemoteProtocolError), or reset the connection mid-body
+        # (ReadError). A cut, retried and said as one: it was "a form that is not HTTP" and
+        # "could not connect", though the status and headers had come.
+        raise CutShort(
+            f"body cut short: {_received(response, sent, length)} ({_said(exc)})"
+        ) from exc
     if length is not None and length != sent:
         raise CutShort(f"body cut short: {sent} of {length} bytes")
     if corrupt is not None:
         raise _mislabelled(response, where, coding, corrupt, b"".join(raw))
     decoder.end()
     return bytes(body)
+
+
+def _received(response: httpx.Response, sent: int, length: int | None) -> str:
+    """How much of a body came before its connection failed, of how much where it is known."""
+    if length is not None:
+        return f"{sent:,} of {length:,} bytes came"
+    if "chunked" in response.headers.get("Transfer-Encoding", "").lower():
+        return f"{sent:,} bytes of a chunked body came, never its last chunk"
+    return f"{sent:,} bytes came (no Content-Length said how many to expect)"
+
+
+def _said(exc: BaseException) -> str:
+    """What ended a body: the server's close in words (h11's own repeats the counts said
+    before it), else the error as httpx names it."""
+    text = str(exc)
+    if text.startswith("peer closed connection"):
+        return "the server closed the connection"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _mislabelled(
@@ -167,8 +196,10 @@ def _error_body(
     response: httpx.Response, coding: str, where: str, on_time: Callable[[], None]
 ) -> bytes:
     """The first ERROR_BODY_BYTES of an error answer's body, decoded, of at most 64 times
-    that as sent; what cannot be decoded (a coding never asked for, a stream cut short) ends
-    it where it is, never the answer."""
+    that as sent; what cannot be decoded (a coding never asked for, a stream cut short) or
+    read (a connection closed or reset mid-body) ends it where it is, never the answer."""
+    import httpx  # imported when a source fetches: a replay only parses
+
     from chipcost.core.errors import SourceError
 
     body, sent = bytearray(), 0
@@ -183,7 +214,7 @@ def _error_body(
             if sent > ERROR_BODY_BYTES << 6:  # a coding giving little from much
                 break
             on_time()
-    except (SourceError, CutShort):
+    except (SourceError, CutShort, httpx.RemoteProtocolError, httpx.NetworkError):
         pass
     return bytes(body)
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+import socket
+import struct
 import threading
 import time
 import zlib
@@ -21,6 +24,7 @@ import pytest
 from chipcost.core.errors import SourceError
 from chipcost.extract import _body, _http
 from chipcost.extract.aws._files import get_bytes
+from tests.fault_server import cut as short_of_length
 from tests.fault_server import fault_server, respond
 from tests.paths import FIXTURES
 from tests.sources import context
@@ -117,11 +121,85 @@ def test_a_whole_html_page_without_a_length_is_read(tmp_path):
     assert payload.data == PAGE
 
 
-def test_a_body_shorter_than_its_length_fails_the_source(tmp_path):
-    from tests.fault_server import cut
+def chunked_cut(body: bytes):
+    """A chunked answer whose connection closes after its first chunk, never its last."""
 
-    with fault_server(cut(METAL, len(METAL) // 2)) as server:
-        with pytest.raises(SourceError, match="vultr"):
+    def answer(handler, stop) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(body), body))
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    return answer
+
+
+def reset_mid_body(body: bytes, keep: int):
+    """Promise the whole body, send `keep` bytes, then reset the connection (TCP RST)."""
+
+    def answer(handler, stop) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body[:keep])
+        handler.wfile.flush()
+        handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        handler.connection.close()
+        handler.close_connection = True
+
+    return answer
+
+
+CUTS = {
+    "fewer bytes than its Content-Length": (
+        lambda: short_of_length(METAL, 500),
+        r"body cut short: 500 of 1,049 bytes came \(the server closed the connection\)",
+    ),
+    "a chunked body without its last chunk": (
+        lambda: chunked_cut(METAL[:300]),
+        r"body cut short: 300 bytes of a chunked body came, never its last chunk "
+        r"\(the server closed the connection\)",
+    ),
+    "a reset mid-body": (
+        lambda: reset_mid_body(METAL, 300),
+        r"body cut short: [\d,]+ of 1,049 bytes came \(ReadError",
+    ),
+}
+
+
+@pytest.mark.parametrize(("answer", "said"), CUTS.values(), ids=CUTS)
+def test_a_body_cut_short_fails_the_source_as_an_incomplete_response(tmp_path, answer, said):
+    """On fc78b66b the first two were "answered in a form that is not HTTP" (the server's
+    malformed answer) and the reset "could not connect", though the answer had begun: httpx
+    raised inside the body's read, before its length was compared."""
+    with fault_server(answer()) as server:
+        with pytest.raises(SourceError) as failed:
+            served(tmp_path, server)
+        assert len(server.requests) == _http.MAX_ATTEMPTS  # retried, then named
+    message = str(failed.value)
+    assert message.startswith(f"vultr: GET {server.url}/v2/plans-metal sent an incomplete ")
+    assert re.search(said, message), message
+    assert message.endswith(_http.CUT) and "not HTTP" not in message
+    assert not list(tmp_path.rglob("*.json*"))  # nothing of it archived as a payload
+
+
+def test_an_error_answer_cut_short_is_still_its_status(tmp_path):
+    """A 503 whose body is cut is a 503 (retried as one), read for its message as far as it
+    came: it was "answered in a form that is not HTTP"."""
+
+    def answer(handler, stop) -> None:
+        handler.send_response(503)
+        handler.send_header("Content-Length", "400")
+        handler.end_headers()
+        handler.wfile.write(b"busy for a while")
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    with fault_server(answer) as server:
+        with pytest.raises(SourceError, match=r"answered 503 Service Unavailable \(busy for a"):
             served(tmp_path, server)
 
 
