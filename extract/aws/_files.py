@@ -18,6 +18,7 @@ from chipcost.core.stopping import stopping
 from chipcost.extract._body import CutShort
 from chipcost.extract._http import (
     MAX_ATTEMPTS,
+    MAX_REDIRECTS,
     MAX_RETRY_SECONDS,
     RETRY_STATUSES,
     HttpClient,
@@ -95,6 +96,8 @@ def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
             failure, asked = str(exc), exc.wait
         except (httpx.TransportError, CutShort) as exc:  # CutShort: a body cut short, retried
             failure, asked = f"{type(exc).__name__}: {exc}", None
+        except httpx.TooManyRedirects:  # no TransportError: it was "a bug in chipcost"
+            raise _loop(url, source) from None
         if attempt == MAX_ATTEMPTS:
             raise SourceError(
                 f"{source}: GET {url} failed after {attempt} attempt(s) ({failure}): check the "
@@ -113,6 +116,12 @@ def get_json(client: HttpClient, url: str, source: str) -> tuple[bytes, Any]:
         raise SourceError(
             f"{source}: {url} is not JSON ({exc}): AWS may have changed the file; report it"
         ) from exc
+
+
+def _loop(url: str, source: str) -> SourceError:
+    """A redirect loop (or a chain past MAX_REDIRECTS), said as a web source says it: not
+    retried, as the same URL redirects the same way again."""
+    return SourceError(f"{source}: GET {url} redirected more than {MAX_REDIRECTS} times: report it")
 
 
 def _raise_for(response: httpx.Response, url: str, source: str) -> None:
@@ -152,6 +161,8 @@ def download(
             failure, wait = str(exc), exc.wait
         except httpx.TransportError as exc:
             failure, wait = f"{type(exc).__name__}: {exc}", None
+        except httpx.TooManyRedirects:
+            raise _loop(url, source) from None
         except OSError as exc:
             raise state.refused(exc) from exc
         stalled = 0 if state.size() > before else stalled + 1

@@ -14,6 +14,7 @@ from chipcost.extract.aws import spot_feed as aws_spot_feed
 from chipcost.extract.aws.spot_feed import SOURCE_NAME, parse
 from chipcost.extract.base import FetchContext
 from chipcost.transform.validate import validate_records
+from tests.fault_server import fault_server, respond
 from tests.paths import FIXTURES
 from tests.price_files_server import Faults, serve
 from tests.sources import STAMP, context, payloads_of
@@ -229,6 +230,17 @@ def test_fetch_retries_a_server_error_then_names_the_url(ctx):
             aws_spot_feed.fetch(ctx)
         assert len(server.hits("/spot.js")) == 5
     assert f"{server.url}/spot.js" in str(failed.value)
+
+
+def test_a_feed_url_redirecting_to_itself_fails_the_source_in_one_line(ctx):
+    """On fc78b66b: "unexpected TooManyRedirects in aws-spot-feed: ... a bug in chipcost"."""
+    with fault_server(respond(302, b"", {"Location": "/spot.js"})) as server:
+        ctx.settings = SourceSettings(aws_spot_feed_url=f"{server.url}/spot.js")
+        with pytest.raises(SourceError) as failed:
+            aws_spot_feed.fetch(ctx)
+    assert str(failed.value) == (
+        f"aws-spot-feed: GET {server.url}/spot.js redirected more than 5 times: report it"
+    )
 
 
 def test_with_credentials_aws_spot_runs_instead(ctx, monkeypatch):
