@@ -9,13 +9,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from chipcost.core.counting import counted
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
 
 def first_line(runs: int | None, replay: str | None) -> str:
     if runs is not None:
-        return f"replaying {runs} archive run{'s' if runs != 1 else ''} from {replay}"
+        return f"replaying {counted(runs, 'archive run')} from {replay}"
     return "collecting…"
 
 
@@ -87,7 +89,7 @@ class Shown(logging.Handler):
                 self.bar.update(self.task, total=held)
         if (total := getattr(record, "sources_started", None)) is not None:
             self.total, self.started = total, time.monotonic()
-            self._step(f"fetching {total} sources", total=total, completed=0)
+            self._step(f"fetching {counted(total, 'source')}", total=total, completed=0)
         elif (result := getattr(record, "source_finished", None)) is not None:
             self.done += 1
             # Wrapped to the terminal's width at spaces, never cut: a URL stays whole.
@@ -95,7 +97,8 @@ class Shown(logging.Handler):
 
             print_wrapped(err, _finished(result), indent=" " * 18)
             if self.bar is not None:  # a plain line is the source's own, above
-                self._step(f"{self.done} of {self.total} sources done", completed=self.done)
+                done = f"{self.done:,} of {counted(self.total, 'source')} done"
+                self._step(done, completed=self.done)
         elif run := getattr(record, "loaded_run", None):
             self.loaded.append(run)
             of = f" of {self.runs}" if self.runs else ""
