@@ -35,12 +35,13 @@ from chipcost.core.runs import (
     payload_digest,
 )
 from chipcost.core.settings import SOURCE_PAYLOADS_MAX_ENV, Settings, check_data_dir
-from chipcost.core.stopping import Deadline
+from chipcost.core.stopping import Deadline, stopping
 from chipcost.extract import FetchContext, Source, registry, source_providers
 from chipcost.extract._body import Bounds
 from chipcost.extract._bounds import offers_bounded
 from chipcost.extract._formats import DRIFT
 from chipcost.pipeline.clock import check_dates
+from chipcost.pipeline.pending import BEGUN, note_source
 from chipcost.pipeline.refusals import disk_message, not_empty, unexpected
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_batches
@@ -98,12 +99,21 @@ def collect_source(
     progress: Progress = lambda message: None,
 ) -> SourceResult:
     """Fetch (or read from the archive), parse and validate one source; never raises.
-    `network`: what the live run's requests met, shared by its sources."""
+    `network`: what the live run's requests met, shared by its sources. A live fetch notes
+    its start and its outcome in the run's pending marker: what a source that archived nothing
+    met is loaded from there if the run's own load does not happen."""
+    live = replay_dir is None
+    if live:
+        note_source(settings, stamp, source.name, BEGUN)
     parsed = _fetch_and_parse(
         source, settings, stamp, replay_dir, already_loaded, progress, network
     )
     _validate([parsed], settings)
-    return _done(parsed.result, settings, progress)
+    result = _done(parsed.result, settings, progress)
+    if live:
+        stopped = result.status == FAILED and stopping()
+        note_source(settings, stamp, source.name, result.status, result.message, stopped=stopped)
+    return result
 
 
 def replay_sources(

@@ -32,7 +32,17 @@ from chipcost.pipeline.collect import (
     select_sources,
 )
 from chipcost.pipeline.jumps import flag_price_jumps
-from chipcost.pipeline.pending import clear_pending, is_archived_run, mark_pending, pending_runs
+from chipcost.pipeline.pending import (
+    ASKED,
+    BEGUN,
+    Outcome,
+    clear_pending,
+    is_archived_run,
+    mark_pending,
+    note_stop,
+    pending_runs,
+)
+from chipcost.pipeline.pending import outcomes as pending_outcomes
 from chipcost.pipeline.refused_rows import note_kept, note_refused
 from chipcost.pipeline.runners import (
     LOADED,
@@ -247,13 +257,14 @@ def _live(
     if fetch:
         started = now()
         stamp = archive.run_stamp(started)
-        mark_pending(settings, stamp)
+        mark_pending(settings, stamp, [s.name for s in sources])
         progress_log.info("fetching %d sources", len(sources), extra={STARTED: len(sources)})
         fetches: list[Future[SourceResult]] = []
         try:
             fetches.extend(runner.source(s, settings, stamp, network) for s in sources)
             today = _run(started, stamp, "live", [f.result() for f in fetches], dated=started)
         except BaseException:  # stopped (a signal) before any load: a run with nothing
+            note_stop(settings, stamp)  # the sources it cut short, for the run's pending load
             _drop_if_empty(settings, stamp, fetches)  # archived is not left pending
             raise
     outcomes = []
@@ -294,19 +305,87 @@ def _pending(
     run_dir: Path,
     accept: frozenset[str],
 ) -> RunOutcome | None:
-    """A pending live run parsed from its archive and loaded, as a live run."""
-    if not run_dir.is_dir() or not archive.archived_sources(run_dir):
-        progress(f"pending run {run_dir.name}: nothing was archived; dropped")
-        clear_pending(settings, run_dir.name)
+    """A pending live run parsed from its archive and loaded, as a live run. The sources its
+    marker says failed or were skipped are recorded as the live run knew them (what a failed
+    fetch archived is no payload to parse), and so are those that archived nothing (stopped,
+    never begun). A run with nothing archived whose fetches were all cut short (a stop, a
+    crash) is dropped; one where a source ended on its own (failed) is loaded as failed."""
+    stamp = run_dir.name
+    marked = pending_outcomes(settings, stamp)
+    said = {name for name, o in marked.items() if o.status in (FAILED, SKIPPED) and o.message}
+    there = run_dir.is_dir()
+    archived = there and bool(set(archive.archived_sources(run_dir)) - said)
+    if not archived and not any(_ended(o) for o in marked.values()):
+        progress(f"pending run {stamp}: nothing was archived; dropped")
+        clear_pending(settings, stamp)
         return None
-    progress(f"loading pending run {run_dir.name}")
-    started, stamp = now(), run_dir.name
-    loaded = already_loaded_sources(session, stamp)
+    registered = select_sources(None)
     # Every source it archived, whatever this collection was asked to fetch.
-    chosen = _archived(select_sources(None), run_dir)
-    results = runner.archived(chosen, settings, run_dir, loaded).result()
-    run = _archived_run(started, run_dir, "live", results)
+    chosen = [s for s in _archived(registered, run_dir) if s.name not in said] if there else []
+    providers = {s.name: s.provider for s in registered}
+    held = {s.name for s in chosen}
+    unheld = {name: o for name, o in marked.items() if name not in held}
+    if unheld:  # a load committed before its marker was cleared recorded them already
+        unheld = {n: o for n, o in unheld.items() if n not in _recorded(session, stamp)}
+    if not chosen and not unheld:
+        progress(f"pending run {stamp}: loaded before; nothing to add")
+        clear_pending(settings, stamp)
+        return None
+    progress(f"loading pending run {stamp}")
+    started = now()
+    results = []
+    if chosen:
+        loaded = already_loaded_sources(session, stamp)
+        results = runner.archived(chosen, settings, run_dir, loaded).result()
+    results += [
+        _not_archived(name, providers.get(name, name), outcome, run_dir)
+        for name, outcome in unheld.items()
+    ]
+    order = {name: i for i, name in enumerate(providers)}
+    results.sort(key=lambda r: order.get(r.source, len(order)))
+    if there:
+        run = _archived_run(started, run_dir, "live", results)
+    else:  # its sources' failures alone, dated by its stamp (no archive to read)
+        run = _run(started, stamp, "live", results, dated=archive.parse_stamp(stamp))
     return _load(settings, runner, session, run, run_dir, accept)
+
+
+def _recorded(session: WarehouseSession, stamp: str) -> set[str]:
+    """The sources source_runs holds of an archived run, whatever their status."""
+    if not session.exists():
+        return set()
+    try:
+        query = "SELECT DISTINCT source FROM source_runs WHERE archive_run = ?"
+        return {row[0] for row in session.con.execute(query, [stamp]).fetchall()}
+    finally:
+        session.release()
+
+
+def _ended(outcome: Outcome) -> bool:
+    """The source's fetch ended on its own (not cut short by a stop or a crash)."""
+    return outcome.status not in (ASKED, BEGUN) and not outcome.stopped
+
+
+def _not_archived(name: str, provider: str, outcome: Outcome, run_dir: Path) -> SourceResult:
+    """A source of a pending run with nothing archived, as its marker keeps it: failed or
+    skipped with the live run's message; cut short by a stop or a crash, failed saying so."""
+    if outcome.status in (FAILED, SKIPPED) and outcome.message:
+        return SourceResult(name, provider, outcome.status, outcome.message)
+    if outcome.status == ASKED:
+        why = "the run was asked to stop" if outcome.stopped else "the collector ended"
+        message = f"{name}: not begun: {why} before its fetch started; run again"
+    elif outcome.status == BEGUN:
+        why = (
+            "as the run was asked to stop (a signal)"
+            if outcome.stopped
+            else "the collector ended first (killed, or its machine stopped)"
+        )
+        message = (
+            f"{name}: stopped before its fetch ended, {why}; nothing of it was archived: run again"
+        )
+    else:  # ended ok, its payloads since gone from the archive
+        message = f"{name}: fetched, but nothing of it is archived in {run_dir}: run again"
+    return SourceResult(name, provider, FAILED, message)
 
 
 def _run(

@@ -106,9 +106,14 @@ def test_a_stopped_runs_marker_is_cleared_only_once_every_fetch_has_ended(tmp_pa
     the stop said nothing fetched was waiting of a run that then held a source: now it stays
     (the next collect drops a run that holds nothing, with a note)."""
     from chipcost.core.network import Network
+    from chipcost.extract import registry
     from chipcost.pipeline.collection import _live
+    from chipcost.pipeline.pending import Outcome, outcomes
 
     settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
     with pytest.raises(KeyboardInterrupt):
-        _live(settings, _StoppedRunner(ended), None, [None], Network(), fetch=True)
+        _live(settings, _StoppedRunner(ended), None, [registry()["lambda"]], Network(), fetch=True)
     assert len(pending_runs(settings)) == pending
+    if pending:  # the marker kept says the stop cut its source short, for its pending load
+        [run] = pending_runs(settings)
+        assert outcomes(settings, run.name) == {"lambda": Outcome("asked", stopped=True)}
