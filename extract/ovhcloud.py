@@ -13,8 +13,8 @@ from chipcost.extract import _fetch
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._fx import ECB_DAILY
 from chipcost.extract._kit import host_spec, listed_rows, parse_count
+from chipcost.extract._rates import with_archived_rates
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
-from chipcost.extract.ecb_rates import with_archived_rates
 
 SOURCE_NAME = "ovhcloud"
 PROVIDER = "ovhcloud"
@@ -66,7 +66,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One on-demand record per GPU flavor, per instance-hour, in the catalog's currency; and
     the rates of the ECB daily file an earlier version archived beside the catalog, as fx_rates
-    rows (ecb_rates.with_archived_rates); pure."""
+    rows (extract/_rates.py); pure."""
     return with_archived_rates(payloads, SOURCE_NAME, _listing)
 
 

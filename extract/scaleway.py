@@ -21,8 +21,8 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
+from chipcost.extract._rates import with_archived_rates
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
-from chipcost.extract.ecb_rates import with_archived_rates
 
 SOURCE_NAME = "scaleway"
 PROVIDER = "scaleway"
@@ -96,7 +96,7 @@ def _servers(payload: Payload) -> dict[str, Any]:
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One on-demand record per GPU instance type and zone, per instance-hour, in euros; and
     the rates of the ECB daily file an earlier version archived after the pages, as fx_rates
-    rows (ecb_rates.with_archived_rates); pure."""
+    rows (extract/_rates.py); pure."""
     return with_archived_rates(payloads, SOURCE_NAME, _listing)
 
 

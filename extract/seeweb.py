@@ -14,8 +14,8 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._fx import ECB_DAILY
 from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
+from chipcost.extract._rates import with_archived_rates
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
-from chipcost.extract.ecb_rates import with_archived_rates
 
 SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
@@ -65,7 +65,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 def parse(payloads: Sequence[Payload]) -> ParseResult:
     """One record per GPU plan and region, per instance-hour, in euros; and the rates of the
     ECB daily file an earlier version archived beside the plans, as fx_rates rows
-    (ecb_rates.with_archived_rates); pure."""
+    (extract/_rates.py); pure."""
     return with_archived_rates(payloads, SOURCE_NAME, _listing)
 
 
