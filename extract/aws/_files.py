@@ -40,8 +40,14 @@ PLAIN_ETAG = re.compile(r'^"?([0-9a-f]{32})"?$')
 # Identity encoding: byte offsets for Range must be offsets in the file itself, not in a
 # gzip stream the server might choose to send.
 IDENTITY = {"Accept-Encoding": "identity"}
-# AWS answers 403 (S3 AccessDenied) or 404 for a file it does not publish.
+# AWS answers 404, or 403 with S3's AccessDenied (its bucket lets no one list it, so a key
+# it does not hold is refused, not "not found"), for a file it does not publish.
 MISSING = (403, 404)
+# S3's error document, as CloudFront passes it on: the one 403 that says a file is not there.
+# Any other 403 (a proxy's or a bot check's page, "Just a moment...") is a refusal, not AWS's
+# word on the file: taken as none published, the backfill skipped a version whose file
+# older and newer versions loaded from.
+S3_NOT_HELD = re.compile(rb"<Error>\s*<Code>\s*(?:AccessDenied|NoSuchKey)\s*</Code>")
 # A region's price file is up to a few GB (EC2 in us-east-1); one past this is not a price
 # file, and streaming it would fill the disk. Small files (indexes, the spot feed) are read
 # in memory within extract/_body.py's cap.
@@ -51,7 +57,7 @@ Progress = Callable[[int, int | None], None]
 
 
 class NotPublished(SourceError):
-    """AWS publishes no file at this URL (403/404)."""
+    """AWS publishes no file at this URL: 404, or 403 with S3's error document."""
 
 
 class _Retry(Exception):
@@ -127,6 +133,12 @@ def _loop(url: str, source: str) -> SourceError:
 def _raise_for(response: httpx.Response, url: str, source: str) -> None:
     if response.is_success:
         return
+    if response.status_code == 403 and not S3_NOT_HELD.search(response.content[:4096]):
+        raise SourceError(
+            f"{source}: GET {url} answered {status_text(response)}: refused, and not as AWS "
+            "refuses a file it does not publish (S3's <Error> document): a proxy or a bot "
+            "check stood in the way; run again, and check the network's proxy if it lasts"
+        )
     if response.status_code in MISSING:
         raise NotPublished(f"{source}: AWS publishes no file at {url} ({status_text(response)})")
     if response.status_code in RETRY_STATUSES:

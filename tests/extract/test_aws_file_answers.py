@@ -8,7 +8,7 @@ import pytest
 
 from chipcost.core.errors import SourceError
 from chipcost.extract import _http
-from chipcost.extract.aws._files import download, get_bytes
+from chipcost.extract.aws._files import NotPublished, download, get_bytes, get_json
 from tests.fault_server import fault_server, respond
 
 
@@ -39,3 +39,48 @@ def test_a_redirect_loop_is_said_as_a_web_source_says_it(tmp_path, read):
             read(url, tmp_path)
         assert len(server.requests) == 1 + _http.MAX_REDIRECTS  # not retried
     assert str(failed.value) == f"aws-bulk: GET {url} redirected more than 5 times: report it"
+
+
+S3_DENIED = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access '
+    b"Denied</Message><RequestId>0000000000000000</RequestId></Error>"
+)
+S3_NO_KEY = b"<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message>"
+CHALLENGE = (
+    b'<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title></head><body>'
+    b"<noscript>Enable JavaScript and cookies to continue</noscript></body></html>"
+)
+XML, HTML = {"Content-Type": "application/xml"}, {"Content-Type": "text/html"}
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [(403, S3_DENIED, XML), (404, S3_NO_KEY, XML), (404, b"Not Found", HTML)],
+    ids=["S3 AccessDenied", "S3 NoSuchKey", "a plain 404"],
+)
+def test_what_aws_answers_for_a_file_it_lacks_is_not_published(status, body, kind):
+    with fault_server(respond(status, body, kind)) as server:
+        with pytest.raises(NotPublished, match="AWS publishes no file at"):
+            get_json(_http.http_client("aws-bulk"), f"{server.url}/region_index.json", "aws-bulk")
+        assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [(CHALLENGE, HTML), (b"Forbidden", HTML), (b"", {})],
+    ids=["a bot check's page", "a proxy's word", "no body"],
+)
+def test_any_other_403_is_a_refusal_naming_the_url_not_a_file_unpublished(tmp_path, body, kind):
+    """On fc78b66b every 403 was "AWS publishes no file": the backfill skipped a version
+    behind a bot check's "Just a moment..." page, telling to start --since later."""
+    with fault_server(respond(403, body, kind)) as server:
+        url = f"{server.url}/region_index.json"
+        for read in (_get, _download):
+            with pytest.raises(SourceError) as failed:
+                read(url, tmp_path)
+            assert not isinstance(failed.value, NotPublished)
+            message = str(failed.value)
+            assert message.startswith(f"aws-bulk: GET {url} answered 403 Forbidden")
+            assert "not as AWS refuses a file it does not publish" in message
+            assert message.endswith("run again, and check the network's proxy if it lasts")
+    assert body[:20].decode() in message  # the page's first words, as a web source's 403

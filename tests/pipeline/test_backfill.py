@@ -242,6 +242,20 @@ def test_a_version_without_region_files_is_skipped_and_archives_nothing(tmp_path
     assert not (tmp_path / "data" / "archive" / "2023-08-01T000000Z").exists()
 
 
+def test_a_refused_region_index_fails_its_version_not_skips_it(tmp_path):
+    """A 403 that is not S3's error document (a proxy's page; a bot check's "Just a
+    moment...") on one version's region index: on fc78b66b the version was skipped as one AWS
+    publishes no index for ("start --since later"), and the backfill went on, exit 0."""
+    index = f"{EC2}/{V2}/region_index.json"
+    with serve(FIXTURES, Faults(status={index: [403]})) as server:
+        outcomes = run(tmp_path, server.url, since=date(2025, 5, 1))
+    assert [(o.version.version, o.status) for o in outcomes] == [(V2, "failed")]
+    message = outcomes[0].message
+    assert f"GET {server.url}{index} answered 403" in message and "run again" in message
+    assert "since" not in message
+    assert not (tmp_path / "archive" / outcomes[0].version.stamp).exists()  # nothing of it kept
+
+
 def test_a_bad_date_is_explained():
     with pytest.raises(ChipcostError, match="write one that exists as YYYY-MM-DD"):
         parse_since("2024-13-01")
