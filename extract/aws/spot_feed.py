@@ -25,7 +25,7 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._http import http_client
-from chipcost.extract._kit import Origin, json_of, missing_fields, positive
+from chipcost.extract._kit import Origin, TooDeep, json_of, missing_fields, positive
 from chipcost.extract.aws._files import get_bytes
 from chipcost.extract.aws._price_list import FAMILIES_CSV, INSTANCE_TYPE, INSTANCE_TYPES_CSV
 from chipcost.extract.aws._public import REGION_CODE, skip_if_credentials
@@ -63,9 +63,16 @@ PREVIOUS_GENERATION = re.compile(r"previous", re.IGNORECASE)
 SETTING = "CHIPCOST_AWS_SPOT_FEED_URL"
 
 
+def _text(data: bytes) -> str:
+    """The feed's text in the encoding its bytes say, as json.loads reads every JSON source's
+    answer: a UTF-8 byte order mark before `callback(` is read past (it failed the feed as
+    neither JSONP nor JSON), UTF-16 by its mark or its zero bytes."""
+    return data.decode(json.detect_encoding(data), errors="replace")
+
+
 def _document(data: bytes) -> Any:
     """The feed's object, out of its callback(...) when it has one."""
-    text = data.decode("utf-8", errors="replace")
+    text = _text(data)
     match = JSONP.match(text)
     return json.loads(match.group("body") if match else text)
 
@@ -114,7 +121,7 @@ def parse(payloads: Sequence[Payload]) -> ParseResult:
 
 def _feed(payload: Payload) -> dict[str, Any]:
     where = f"{SOURCE_NAME}: payload {payload.ref or payload.name or '?'} ({payload.url})"
-    text = payload.data.decode("utf-8", errors="replace")
+    text = _text(payload.data)
     match = JSONP.match(text)
     # spot.json beside spot.js holds the same object without callback(...): a mirror may serve it.
     if not match and not text.lstrip().startswith("{"):
@@ -126,6 +133,11 @@ def _feed(payload: Payload) -> dict[str, Any]:
         feed = json_of(match.group("body") if match else text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"{where} holds no valid JSON ({exc}): fetch it again") from exc
+    except TooDeep:  # named by payload and URL, as every other refusal of the feed is
+        raise ParseError(
+            f"{where} is nested deeper than the JSON reader goes (about 1,000 levels): not "
+            "AWS's feed; report it"
+        ) from None
     if not isinstance(feed, dict) or not isinstance(feed.get("config"), dict):
         raise ParseError(f"{where} has no config object: report a format change")
     if not isinstance(feed["config"].get("regions"), list):

@@ -207,6 +207,34 @@ def test_a_broken_feed_is_a_parse_error(data, message):
         parse([payload(FEED, data=data)])
 
 
+@pytest.mark.parametrize(
+    "mark",
+    [lambda text: b"\xef\xbb\xbf" + text, lambda text: text.decode().encode("utf-16")],
+    ids=["UTF-8", "UTF-16"],
+)
+def test_a_feed_behind_a_byte_order_mark_reads_as_without_it(mark):
+    """On fc78b66b a UTF-8 BOM before callback( failed the source: "is not a JSONP
+    callback(...) file nor the feed's plain JSON: report a format change"."""
+    plain = parse([payload(FEED)]).records
+    marked = mark((FIXTURES / "spot.js").read_bytes())
+    found = parse([payload(FEED, data=marked)]).records
+    assert [(r.region, r.instance_type, r.price_per_hour) for r in found] == [
+        (r.region, r.instance_type, r.price_per_hour) for r in plain
+    ]
+    assert len(found) == 6
+
+
+def test_a_feed_nested_past_the_reader_is_refused_naming_the_url_and_payload():
+    """On fc78b66b: "a JSON document nested deeper than the JSON reader goes ...: report it",
+    without the payload's URL or archived name."""
+    deep = b'callback({"config": ' + b"[" * 5000 + b"]" * 5000 + b"});"
+    with pytest.raises(ParseError) as failed:
+        parse([payload(FEED, data=deep)])
+    message = str(failed.value)
+    assert message.startswith(f"{SOURCE_NAME}: payload ") and FEED in message
+    assert f"({aws_spot_feed.SPOT_FEED_URL}) is nested deeper than the JSON reader" in message
+
+
 @pytest.fixture
 def ctx(tmp_path, monkeypatch) -> FetchContext:
     monkeypatch.setattr(_aws_public, "credentials_origin", lambda: "")
