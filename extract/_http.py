@@ -52,8 +52,11 @@ BACKOFF_BASE = 1.0  # doubling, without jitter: one collector per host, no herd 
 BACKOFF_CAP = 30.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 GONE = 410  # what a provider answers for an endpoint it retired (RFC 9110: permanently gone)
-# Redirects httpx follows per request, each on the same host and never down to http.
+# Redirects httpx follows per request, each to the same origin (scheme, host and port), or
+# from http up to https on the same host (its default ports); never elsewhere or down to http.
 MAX_REDIRECTS = 5
+# The port a URL without one reaches: a same-origin check compares effective ports.
+DEFAULT_PORTS = {"http": 80, "https": 443}
 # What a user can do about a final answer ({key}: the variable holding the API key), or none.
 ADVICE = {
     401: "check the API key{key}: it is missing, wrong or expired",
@@ -195,21 +198,42 @@ def http_client(
 
 
 def _on_host(provider: str) -> Callable[[httpx.Response], None]:
-    """httpx's response hook: a redirect off the host, or from https to http, is refused."""
+    """httpx's response hook: a redirect off the origin (another host, or another port of
+    it: http://127.0.0.1:1/ was followed), or from https to http, is refused; one from http
+    up to https on the same host is followed."""
 
     def check(response: httpx.Response) -> None:
         asked = response.request.url
         target = asked.join(response.headers.get("Location", ""))
-        if response.has_redirect_location and (
-            target.host != asked.host or (asked.scheme, target.scheme) == ("https", "http")
-        ):
+        if response.has_redirect_location and not _same_origin(asked, target):
             raise SourceError(
                 f"{provider}: {response.request.method} {public_url(str(asked))} redirected to "
-                f"{public_url(str(target))}, off {asked.host} or down to http: not followed, as "
-                "prices come from their provider over https; if it moved, report it"
+                f"{public_url(str(target))}, off {_origin(asked)} (its host and port) or down "
+                "to http: not followed, as prices come from their provider over https; if it "
+                "moved, report it"
             )
 
     return check
+
+
+def _origin(url: httpx.URL) -> str:
+    return f"{url.scheme}://{url.host}:{_port(url)}"
+
+
+def _port(url: httpx.URL) -> int | None:
+    """The port `url` reaches: its own, else its scheme's default (httpx drops a default)."""
+    return url.port if url.port is not None else DEFAULT_PORTS.get(url.scheme)
+
+
+def _same_origin(asked: httpx.URL, target: httpx.URL) -> bool:
+    """Whether a redirect stays on the provider: the same scheme, host and port, or the same
+    host from http on its default port up to https on its own."""
+    if target.host != asked.host:
+        return False
+    if target.scheme == asked.scheme:
+        return _port(target) == _port(asked)
+    upgrade = (asked.scheme, target.scheme) == ("http", "https")
+    return upgrade and (_port(asked), _port(target)) == (80, 443)
 
 
 def get(

@@ -288,6 +288,36 @@ def test_a_redirect_from_https_down_to_http_on_the_same_host_is_refused(ctx):
     assert len(script.requests) == 1 and not ctx.archive.manifest["payloads"]
 
 
+H, S = "http://api.example.test", "https://api.example.test"
+ORIGINS = {
+    # asked, Location, followed
+    "another path": (f"{S}/v1/prices", "/v2/prices", True),
+    "the default port said": (f"{S}/v1", "https://api.example.test:443/v2", True),
+    "http up to https": (f"{H}/v1", f"{S}/v1", True),
+    "another port": (f"{S}/v1", "https://api.example.test:8443/v1", False),
+    "another port, asked on one": ("http://127.0.0.1:8080/v1", "http://127.0.0.1:1/v1", False),
+    "up to https on another port": (f"{H}/v1", "https://api.example.test:8443/", False),
+    "up to https from another port": ("http://api.example.test:8080/", f"{S}/", False),
+    "down to http": (f"{S}/v1", f"{H}/v1", False),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("asked", "location", "followed"), ORIGINS.values(), ids=ORIGINS)
+def test_a_redirect_is_followed_on_its_origin_only(ctx, asked, location, followed):
+    """Its scheme, host and port (an http URL's 80 and an https one's 443 when unsaid), or
+    an upgrade from http to https on the same host: on fc78b66b another port of the host
+    (http://127.0.0.1:1/) was followed, as only the host was compared."""
+    script = Script(httpx.Response(302, headers={"Location": location}), ok())
+    client, _ = client_for(script, ctx)
+    if followed:
+        assert get(ctx, client, asked).data == ok().content
+        assert str(script.requests[-1].url) == str(httpx.URL(asked).join(location))
+    else:
+        with pytest.raises(SourceError, match="redirected to .*not followed"):
+            get(ctx, client, asked)
+        assert len(script.requests) == 1
+
+
 def test_a_redirect_loop_stops_after_five_and_says_so(ctx):
     script = Script(httpx.Response(302, headers={"Location": "/v1/prices-elsewhere"}))
     client, _ = client_for(script, ctx)

@@ -215,13 +215,18 @@ def test_a_redirect_on_the_same_host_is_followed(tmp_path):
     assert payload.request["final_url"] == f"{server.url}/v2/plans-metal-new"  # in the manifest
 
 
-@pytest.mark.parametrize("target", ["http://evil.test/v2/plans", "http://127.0.0.2:9/x"])
+@pytest.mark.parametrize(
+    "target", ["http://evil.test/v2/plans", "http://127.0.0.2:9/x", "http://127.0.0.1:1/x"]
+)
 def test_a_redirect_off_the_host_is_refused_naming_it(tmp_path, target):
+    """The last is the server's own host on another port: on fc78b66b it was followed, as
+    only the host was compared (the port is the origin's too)."""
     moved = raw(302, b"", {"Location": target, "Content-Length": "0"})
     with fault_server(moved) as server:
-        with pytest.raises(SourceError, match="redirected to .*not followed"):
+        with pytest.raises(SourceError, match="redirected to .*not followed") as failed:
             served(tmp_path, server)
         assert len(server.requests) == 1
+    assert f"redirected to {target}, off {server.url} (its host and port)" in str(failed.value)
 
 
 def test_a_server_sending_a_byte_at_a_time_meets_the_body_deadline(tmp_path, monkeypatch):
