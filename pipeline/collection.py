@@ -8,12 +8,14 @@ checks before its load, and the order of loads, live here and only here.
 from __future__ import annotations
 
 import math
+import shlex
 from datetime import datetime
 from pathlib import Path
 
 from chipcost import archive
 from chipcost.core.commands import PENDING, REPLAY_DIR
 from chipcost.core.counting import counted
+from chipcost.core.disk import NO_ROOM_WORDS
 from chipcost.core.errors import ChipcostError, Stopped, UsageError, WarehouseBusy
 from chipcost.core.network import Network
 from chipcost.core.questions import COMMAND_LINE
@@ -136,17 +138,48 @@ def collect(
                 outcomes = _live(
                     settings, runner, session, chosen, network, fetch=not pending, accept=accept
                 )
-    except ChipcostError:
+    except ChipcostError as exc:
+        if not replay and (stranded := _stranded(settings, exc)) is not None:
+            raise stranded from exc
         raise
     except Exception as exc:
         # A damaged warehouse fails where a query reads the damaged part, not at open.
         if (damage := damaged_after_open(exc)) is None:
             raise
+        if not replay and (stranded := _stranded(settings, damage)) is not None:
+            raise stranded from None
         raise damage from None
     ran = [s for o in outcomes for s in o.run.sources if s.status != ALREADY_LOADED]
     if ran and all(s.status in (FAILED, SKIPPED) for s in ran):
         raise CollectFailed(_all_failed_message(ran, network), outcomes)
     return outcomes
+
+
+def _stranded(settings: Settings, error: ChipcostError) -> ChipcostError | None:
+    """A live collection whose warehouse's disk is full: its error, and what of its runs is
+    pending (archived, not loaded) with how to load it into another warehouse, as the full
+    disk's "write elsewhere" advises; a --pending with another --db does not load it, as its
+    marker names this warehouse. None: no full disk, or nothing pending."""
+    if isinstance(error, Stopped) or not any(words in str(error) for words in NO_ROOM_WORDS):
+        return None
+    try:
+        runs = pending_runs(settings)
+    except ChipcostError:  # the markers' folder is not one: the error says what it says
+        return None
+    if not runs:
+        return None
+    one = len(runs) == 1
+    said = (
+        f"{error}. Pending for {settings.warehouse}: {', '.join(r.name for r in runs)}; to "
+        f"write elsewhere instead, `chipcost collect --replay {shlex.quote(str(runs[0]))} --db "
+        f"OTHER.duckdb` loads {'it' if one else 'the first, and so on for each,'} there, then "
+        f"no longer pending here (`--pending` with another --db does not load "
+        f"{'it: it is' if one else 'them: they are'} {settings.warehouse}'s)"
+    )
+    try:
+        return type(error)(said)
+    except TypeError:  # an error of its own arguments
+        return ChipcostError(said)
 
 
 def _replay(

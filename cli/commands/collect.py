@@ -101,9 +101,42 @@ def _collect(
     else:
         outcomes = _here(settings, runs, asked, notify=notify, alert_pct=alert_pct, verbose=verbose)
     if not outcomes:
-        out.say(f"no pending runs: every run archived for {settings.warehouse} is loaded")
+        out.say(_nothing_pending(settings))
         return
     print_outcomes(out, outcomes, settings.warehouse, verbose=verbose, again=settings.again())
+
+
+def _nothing_pending(settings: Settings) -> str:
+    """What `--pending` with nothing to load says: where a run of the data directory is pending
+    for another warehouse (its load failed there, then --db changed: a full disk's "write
+    elsewhere"), that run, and how to load it there or into this one."""
+    import shlex
+
+    from chipcost.pipeline.pending import pending_elsewhere
+
+    elsewhere: dict[str, list[Path]] = {}
+    for run_dir, warehouse in pending_elsewhere(settings):
+        elsewhere.setdefault(warehouse, []).append(run_dir)
+    if not elsewhere:
+        return f"no pending runs: every run archived for {settings.warehouse} is loaded"
+    count = sum(len(runs) for runs in elsewhere.values())
+    named = "; ".join(
+        f"{', '.join(run.name for run in runs)} for {db}" for db, runs in elsewhere.items()
+    )
+    data_dir, here = shlex.quote(str(settings.data_dir)), shlex.quote(str(settings.warehouse))
+    there = "; ".join(
+        f"`chipcost collect --pending --data-dir {data_dir} --db {shlex.quote(warehouse)}`"
+        for warehouse in elsewhere
+    )
+    first = next(iter(elsewhere.values()))[0]
+    one = count == 1
+    return (
+        f"no pending runs for {settings.warehouse}, but {_runs(count)} of {settings.data_dir} "
+        f"{'is' if one else 'are'} pending for another warehouse, not loaded into either: "
+        f"{named}. {there} loads {'it' if one else 'them'} there; "
+        f"`chipcost collect --replay {shlex.quote(str(first))} --db {here}` loads "
+        f"{'it' if one else 'one'} into this one instead (then no longer pending there)"
+    )
 
 
 def _here(

@@ -129,3 +129,45 @@ def test_a_live_runs_failed_source_is_recorded_when_its_load_comes_later(tmp_pat
     assert said == {"aws-spot-feed": "ok", "ecb-rates": "failed"}
     [(message,)] = rows(db, "SELECT message FROM source_runs WHERE source = 'ecb-rates'")
     assert "answered 404" in message and f"ecb-rates: {message[:80]}" in words(refused.stderr)
+
+
+def test_pending_for_another_warehouse_is_named_with_how_to_load_it(tmp_path):
+    """`--pending --db OTHER` beside a run pending for w.duckdb (a full disk's "write
+    elsewhere"): it said "no pending runs: every run archived for OTHER is loaded"; now the run,
+    its warehouse and both ways to load it, the replay's loading it here."""
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    mark_pending(settings, STAMP, ["lambda"])
+    _archived_lambda(tmp_path)
+    other, env = tmp_path / "other.duckdb", collector_env(tmp_path)
+    done = chipcost("collect", "--pending", "--db", str(other), env=env)
+    assert done.returncode == 0, done.stderr
+    said = words(done.stdout)
+    assert said.startswith(f"no pending runs for {other}, but 1 run of {tmp_path} is pending")
+    assert f"{STAMP} for {tmp_path / 'w.duckdb'}" in said
+    assert f"chipcost collect --pending --data-dir {tmp_path} --db {tmp_path / 'w.duckdb'}" in said
+    replay = f"chipcost collect --replay {tmp_path / 'archive' / STAMP} --db {other}"
+    assert replay in said
+    loaded = chipcost(*replay.split()[1:], env=env)
+    assert loaded.returncode == 0, loaded.stderr
+    assert rows(other, "SELECT archive_run FROM runs") == [(STAMP,)]
+    assert pending_runs(settings) == []
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_a_full_disk_names_the_pending_run_and_how_to_write_elsewhere(tmp_path):
+    """The warehouse's log on a full disk (/dev/full, as tests/cli/test_disk_full.py): the live
+    run's error names the run left pending and the replay that loads it elsewhere."""
+    db = new(tmp_path / "w.duckdb")
+    (tmp_path / "w.duckdb.wal").symlink_to("/dev/full")
+    with serve(FIXTURES) as server:
+        env = {
+            **collector_env(tmp_path),
+            "CHIPCOST_AWS_SPOT_FEED_URL": f"{server.url}/aws-spot-feed/spot.js",
+        }
+        done = chipcost("collect", "--source", "aws-spot-feed", "--db", str(db), env=env, cwd=ROOT)
+    assert done.returncode == 1, done.stderr
+    [run] = pending_runs(Settings(data_dir=tmp_path, db_path=db))
+    [error] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert "is full (No space left on device)" in error
+    assert f"Pending for {db}: {run.name}; to write elsewhere instead, " in error
+    assert f"`chipcost collect --replay {run} --db OTHER.duckdb` loads it there" in error
