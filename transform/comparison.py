@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chipcost.transform.cost_fit import held_first
 from chipcost.transform.evidence import Reading, Verdict
 from chipcost.transform.rows import CostRow
 from chipcost.transform.verdict import Evidence, cost_at, figure_kind, judge
@@ -95,7 +96,7 @@ def shared_pricing(
 def paired(offers_a: list[CostRow], offers_b: list[CostRow]) -> tuple[CostRow, CostRow, bool]:
     """Each chip's own cheapest offer that holds the model, chosen the same whichever chip is
     named first, and whether one provider sells both."""
-    a_offer, b_offer = offers_a[0], offers_b[0]
+    a_offer, b_offer = held_first(offers_a), held_first(offers_b)
     return a_offer, b_offer, a_offer["provider"] == b_offer["provider"]
 
 

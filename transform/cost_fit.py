@@ -83,13 +83,21 @@ def _size(row: CostRow) -> tuple[int, float]:
 
 
 def _cannot_fit(row: CostRow) -> bool:
-    return row["fits"] is False
+    return row.get("fits") is False
 
 
 def _last(row: CostRow) -> tuple[bool, bool]:
     """Rows whose figure is not at the asked speed go after those that are, then those that
     cannot hold the model after those that can."""
     return row.get("throughput_at_speed") is False, _cannot_fit(row)
+
+
+def held_first(offers: Sequence[CostRow]) -> CostRow:
+    """Of one chip's offers on one pricing model and term, in the ranking's order, the one
+    `choose` keeps: the first at the asked speed that holds the model, else the first at the
+    speed, else the first (training's offers too, though its ranking orders them by cost
+    alone: `compare` answers with the offer `cost` shows)."""
+    return min(offers, key=_last)
 
 
 def choose(

@@ -232,3 +232,27 @@ def test_a_shape_for_training_is_refused(db):
     )  # fmt: skip
     assert result.returncode == 2
     assert "--shape is a request shape of inference" in result.stderr
+
+
+@pytest.mark.parametrize(("a", "b"), [("H100-SXM", "B200"), ("MI300X", "H100-SXM")])
+def test_training_compare_answers_with_the_offers_cost_shows(db, a, b):
+    """compare's offers are each chip's first row of `cost --chip A,B --baseline B`: the
+    cheapest that holds the model. For training it took the cheapest of all (verda's 1-GPU
+    B200 spot, 180 GB, for a 1,130 GB training state; seeweb's MI300X), so its verdict and
+    break-even were not cost's (~38% dearer against cost's ~30%)."""
+    training = ("--model", "llama-3-70b", "--workload", "training")
+    asked = ("--format", "json", "--db", str(db))
+    done = chipcost("compare", a, b, *training, *asked)
+    assert done.returncode == 0, done.stderr
+    lines = json.loads(done.stdout)
+    ranked = chipcost("cost", "--chip", f"{a},{b}", "--baseline", b, *training, *asked)
+    assert ranked.returncode == 0, ranked.stderr
+    first: dict[tuple, dict] = {}
+    for row in json.loads(ranked.stdout):
+        first.setdefault((row["chip"], row["pricing_model"], row["term"], row["payment"]), row)
+    assert lines
+    for line in lines:
+        for side, chip in (("a", a), ("b", b)):
+            offer = first[(chip, line["pricing_model"], line["term"], line[f"{side}_payment"])]
+            said = (line[f"{side}_provider"], line[f"{side}_instance_type"], line[f"{side}_region"])
+            assert said == (offer["provider"], offer["instance_type"], offer["region"]), line
