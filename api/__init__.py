@@ -218,6 +218,7 @@ def prices(**asked: Any) -> pl.DataFrame:
         said=f"by={asked['by']}",
         regions_asked=bool(asked["region"]),
         currency=found.mine.currency,
+        mine=found.mine,  # your discounts and rates: each price's list price beside it
     )
     return pl.DataFrame(rows, infer_schema_length=None)
 

@@ -1,7 +1,7 @@
 """The one reader of the ECB's euro reference rates (its daily, 90-day and history files, one
 layout): each day's rates as the file gives them, and the bounds a rate must keep. The
 ecb-rates source loads them all (extract/ecb_rates.py), as do the euro sources the daily file
-an earlier version archived beside their listing (ecb_rates.with_archived_rates); every read
+an earlier version archived beside their listing (extract/_rates.py); every read
 converts the euro prices stored with them (warehouse/views/05_price_history_usd.sql)."""
 
 from __future__ import annotations

@@ -291,7 +291,9 @@ def _live(
         started = now()
         stamp = archive.run_stamp(started)
         mark_pending(settings, stamp, [s.name for s in sources])
-        progress_log.info("fetching %d sources", len(sources), extra={STARTED: len(sources)})
+        progress_log.info(
+            "fetching %s", counted(len(sources), "source"), extra={STARTED: len(sources)}
+        )
         fetches: list[Future[SourceResult]] = []
         try:
             fetches.extend(runner.source(s, settings, stamp, network) for s in sources)

@@ -321,6 +321,6 @@ def glance_output(
     print_freshness(notices(format), found.freshness._replace(unconverted=tuple(found.unconverted)))
 
 
-# Under plain `prices`' glance: how to see what it stands for, every offer a row (each once:
-# a region's cheapest spot zone's row is no other offer).
-EVERY_OFFER_LINE = "all {count:,} offers, one a row: `prices --by offer` (or a filter: --chip H100)"
+# Under plain `prices`' glance: how to see what it stands for, every offer (counted once: a
+# region's cheapest spot zone's row, which --by offer lists too, is no other offer).
+EVERY_OFFER_LINE = "all {count:,} offers: `prices --by offer` (or a filter: --chip H100)"

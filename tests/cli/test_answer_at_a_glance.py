@@ -123,7 +123,7 @@ def test_plain_prices_leads_with_one_row_per_chip_and_says_how_to_see_every_offe
     assert [c for c in firsts if c in {r["chip"] for r in glance}] == [r["chip"] for r in glance]
     stored = sum(r["plan"] != "region_cheapest" for r in every)  # each offer once
     assert stored < len(every)
-    (line,) = [x for x in lines if x.startswith(f"all {stored:,} offers, one a row: `prices")]
+    (line,) = [x for x in lines if x.startswith(f"all {stored:,} offers: `prices")]
     assert len(line) <= 100 and "`prices --by offer`" in line
     assert line.endswith("(or a filter: --chip H100)")
     listed = run("prices", "--by", "offer", "--db", db)

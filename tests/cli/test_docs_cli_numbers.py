@@ -30,7 +30,7 @@ def sample(tmp_path_factory) -> str:
     [
         (r"unknown instance type 'zz9\.big' \(nearest: p5\.48xlarge, \.\.\.\); ([\d,]+) known",
          ["prices", "--instance", "zz9.big"], "(nearest: p5.48xlarge, ... {} known"),
-        (r"`all ([\d,]+) offers, one a row", ["prices"], "all {} offers, one a row"),
+        (r"`all ([\d,]+) offers: `prices --by offer`", ["prices"], "all {} offers: `prices"),
         (r"`([\d,]+) more rows \(--limit\)`", ["prices", "--format", "csv", "--limit", "2"],
          "{} more rows (--limit)"),
         (r"`(\d+) runs, newest first`", ["sources", "--runs"], "{} runs, newest first"),

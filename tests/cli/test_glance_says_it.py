@@ -69,6 +69,19 @@ def test_a_discounted_glance_keeps_each_list_price_and_says_the_discount(run, db
     assert "discount" not in next(csv.reader(io.StringIO(plain.stdout)))
 
 
+def test_the_python_glance_keeps_the_list_price_and_discount_too(db, discounts, monkeypatch):
+    """chipcost.prices(by=) returns the rows `--by ... --format json` writes: on 59f587f3 it
+    dropped the list price and the discount the command line gave."""
+    import chipcost
+
+    for name, value in discounts.items():
+        monkeypatch.setenv(name, value)
+    frame = chipcost.prices(by="chip", chip="H100-SXM", db=db)
+    (row,) = frame.to_dicts()
+    assert row["provider"] == "verda" and row["discount"] == "50% verda deal"
+    assert row["list_price_per_chip_hour_usd"] == 2 * row["price_per_chip_hour"]
+
+
 def test_every_glance_says_a_price_is_the_gpus_alone(run, db):
     """On 300ee1a5 `--by chip --chip RTX-3080` (tensordock's) said nothing of it."""
     table = _ran(run, "--by", "chip", "--chip", "RTX-3080", "--db", db)
