@@ -13,7 +13,7 @@ import json
 import pytest
 
 from chipcost.cli import fit
-from chipcost.cli.commands import admin, compare, cost, history, prices, throughput
+from chipcost.cli.commands import admin, compare, cost, history, prices, prices_glance, throughput
 from tests import warehouses
 from tests.cli.test_read_commands import chipcost
 
@@ -77,7 +77,7 @@ def test_no_rows_line_gives_a_secondary_column_the_room_of_an_essential_one(
         tables.append((list(columns), list(rows), fitted))
         return fitted
 
-    for module in (admin, compare, cost, history, prices, throughput):
+    for module in (admin, compare, cost, history, prices, prices_glance, throughput):
         monkeypatch.setattr(module, "fit_table", spied)
     done = chipcost(*args, "--db", db, columns=width)
     assert done.returncode == 0, done.stderr
