@@ -64,28 +64,35 @@ def new_run_id(moment: datetime) -> str:
 
 
 def select_sources(names: list[str] | None) -> list[Source]:
-    """The registered sources to run, by name; an unknown name is a clear error."""
+    """The registered sources to run, by name, each once; a provider's name stands for each
+    of its sources ('AWS': its seven); an unknown name is a clear error."""
     sources = registry()
     if not names:
         return list(sources.values())
-    names = [_source_named(n, sources) for n in names]
-    unknown = [n for n in names if n not in sources]
+    named = list(dict.fromkeys(n for name in names for n in _sources_named(name, sources)))
+    unknown = [n for n in named if n not in sources]
     if unknown:
         close = did_you_mean(unknown[0], sources) if len(unknown) == 1 else ""
         raise UsageError(
             f"unknown source {', '.join(cut(n) for n in unknown)}{close}: choose from "
             f"{', '.join(sources)}"
         )
-    return [sources[n] for n in names]
+    return [sources[n] for n in named]
 
 
-def _source_named(name: str, sources: Mapping[str, Source]) -> str:
-    """A source as the other name options take one: any case, spaces around, a provider's
-    name in words ('Vast.ai', 'Massed Compute', 'Together Clusters'; its Source.title)."""
+def _sources_named(name: str, sources: Mapping[str, Source]) -> list[str]:
+    """The sources a name stands for as the other name options take one: a source's name in
+    any case, spaces around, in words ('Massed Compute', 'together clusters'); else a
+    provider's, as --provider takes it (its code, its Source.title: 'Together AI', 'the ECB',
+    'AWS'; a company's name: 'Amazon'), each of its sources: together-clusters, ecb-rates, the
+    seven of aws. [name] where it names none (refused by the caller)."""
     from chipcost.core.names import name_among
 
+    if one := name_among(name, sources):
+        return [one]
     titles = {source.title: source.provider for source in sources.values() if source.title}
-    return name_among(name, sources, titles) or name
+    provider = name_among(name, {source.provider for source in sources.values()}, titles)
+    return [n for n, source in sources.items() if source.provider == provider] or [name]
 
 
 def collect_source(

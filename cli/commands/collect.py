@@ -36,7 +36,12 @@ def _collect(
     db: Db = None,
     data_dir: DataDir = None,
     source: Annotated[
-        list[str] | None, Opt("Run only this source (repeatable).", kind="names")
+        list[str] | None,
+        Opt(
+            "Run only this source (repeatable); a provider's name (AWS, Together AI) runs each "
+            "of its sources.",
+            kind="names",
+        ),
     ] = None,
     notify: Annotated[
         list[str] | None,
