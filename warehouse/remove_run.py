@@ -188,8 +188,10 @@ _RESTATED_FROM = (
 )
 
 
-# The ECB's file (extract/ecb_rates.py) holds the last 90 days: a later run's file holds a
-# removed run's rate for a day within them, and a replay without the removed run reads it there.
+# The ECB's file the ecb-rates source fetches (extract/ecb_rates.py) holds the last 90 days: a
+# later run's file holds a removed run's rate for a day within them, and a replay without the
+# removed run reads it there.
+RATE_FILE_SOURCE = "ecb-rates"
 RATE_FILE_DAYS = 90
 
 
@@ -198,7 +200,11 @@ def _remove_rates(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     the run's archive directory), so a run stamped ahead leaves none in force; then put back,
     under the first later run of the same source whose file holds its day, each rate that
     run's file gave too (it added nothing then, the rate being known): what a replay of the
-    archive without the run loads."""
+    archive without the run loads. The ecb-rates file holds the 90 days before its run; the
+    ECB daily file an earlier version of a euro source archived beside its listing (seeweb,
+    ovhcloud, scaleway: extract/_rates.py) holds one day, known here by the rates of it the
+    run loaded: a later daily file listing the removed day at the same rates loaded none of
+    them, so the warehouse does not say it holds the day, and that day is not put back."""
     execute(
         con,
         "CREATE OR REPLACE TEMP TABLE removed_rates AS SELECT f.*, r.archive_run, r.observed_at "
@@ -215,22 +221,42 @@ def _remove_rates(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
         con,
         f"""
         INSERT INTO fx_rates (day, currency, per_eur, source, observed_at, payload_ref)
-        SELECT r.day, r.currency, r.per_eur, r.source, n.observed_at,
-            n.archive_run || substr(r.payload_ref, length(r.archive_run) + 1)
-        FROM removed_rates r
-        JOIN (
-            SELECT s.source, arg_min(s.archive_run, s.observed_at) AS archive_run,
-                min(s.observed_at) AS observed_at
+        WITH later AS (
+            SELECT s.source, s.archive_run, s.observed_at
             FROM source_runs s, (SELECT DISTINCT run_observed_at FROM removed_rates) m
-            WHERE s.status = 'ok' AND s.run_id <> ? AND s.observed_at > m.run_observed_at
-            GROUP BY s.source
-        ) n ON n.source = r.source
-        WHERE r.day >= CAST(n.observed_at AS DATE) - {RATE_FILE_DAYS}
-            AND NOT EXISTS (
-                SELECT 1 FROM fx_rates f WHERE f.day = r.day AND f.currency = r.currency
-            )
+            WHERE s.status = 'ok' AND s.run_id <> $run AND s.observed_at > m.run_observed_at
+        ),
+        holders AS (
+            -- the 90-day file of ecb-rates' first later run, where the day is within it
+            SELECT r.source, r.day, r.currency, n.observed_at,
+                n.archive_run || substr(r.payload_ref, length(r.archive_run) + 1) AS payload_ref
+            FROM removed_rates r JOIN (
+                SELECT source, arg_min(archive_run, observed_at) AS archive_run,
+                    min(observed_at) AS observed_at
+                FROM later GROUP BY source
+            ) n ON n.source = r.source
+            WHERE r.source = $rate_file AND r.day >= CAST(n.observed_at AS DATE) - {RATE_FILE_DAYS}
+            UNION ALL
+            -- another source's file: a later run's that loaded a rate of the day
+            SELECT r.source, r.day, r.currency, f.observed_at, f.payload_ref
+            FROM removed_rates r
+            JOIN later l ON l.source = r.source
+            JOIN (SELECT DISTINCT source, day, observed_at, payload_ref FROM fx_rates) f
+                ON f.source = r.source AND f.day = r.day
+                AND starts_with(f.payload_ref, l.archive_run || '/')
+            WHERE r.source <> $rate_file
+        )
+        SELECT r.day, r.currency, r.per_eur, r.source, h.observed_at, h.payload_ref
+        FROM removed_rates r JOIN (
+            SELECT source, day, currency, min(observed_at) AS observed_at,
+                arg_min(payload_ref, (observed_at, payload_ref)) AS payload_ref
+            FROM holders GROUP BY source, day, currency
+        ) h ON h.source = r.source AND h.day = r.day AND h.currency = r.currency
+        WHERE NOT EXISTS (
+            SELECT 1 FROM fx_rates f WHERE f.day = r.day AND f.currency = r.currency
+        )
         """,
-        [run_id],
+        {"run": run_id, "rate_file": RATE_FILE_SOURCE},
     )
     con.execute("DROP TABLE removed_rates")
 

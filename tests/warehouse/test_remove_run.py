@@ -12,6 +12,7 @@ The runs are the bundled sample archive's first three, replayed for real (`chipc
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import threading
 from collections.abc import Callable
@@ -21,11 +22,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from chipcost.archive import ArchiveWriter, parse_stamp
 from chipcost.core.errors import ChipcostError
 from chipcost.core.record import PriceRecord, Reject
 from chipcost.core.runs import RunResult
 from chipcost.core.settings import Warehouse
 from chipcost.extract import source_providers
+from chipcost.extract._fx import ECB_DAILY_URL
+from chipcost.extract.seeweb import PLANS_URL
 from chipcost.pipeline.seed import open_warehouse
 from chipcost.transform.validate import validate_records
 from chipcost.warehouse import remove_run as removal
@@ -44,6 +48,7 @@ from tests.lake_support import (
     settings_for,
     tables,
 )
+from tests.paths import FIXTURES
 
 RUNS = warehouses.sample_runs()[:3]
 OLDEST, MIDDLE, NEWEST = 0, 1, 2
@@ -284,3 +289,74 @@ def test_a_refused_row_keeps_its_offer_open_when_its_run_is_loaded_again(tmp_pat
     finally:
         con.close()
         expected.close()
+
+
+# Seeweb's runs as an earlier chipcost archived them: its plans and beside them the ECB daily
+# file it fetched, one day's rates (extract/_rates.py with_archived_rates); the plans of
+# tests/fixtures/seeweb/archive-bcd7f3e1. Each run's file and the day and US dollar rate it lists.
+SEEWEB = FIXTURES / "seeweb" / "archive-bcd7f3e1" / "2026-11-21T060000Z" / "seeweb"
+DAILY_FILES = {
+    "2026-11-20T060000Z": ("2026-11-19", 1.0901),
+    "2026-11-21T060000Z": ("2026-11-20", 1.0934),
+    "2026-11-22T060000Z": ("2026-11-20", 1.0950),  # the day again, its dollar rate restated
+}
+
+
+def daily_file(day: str, usd: float) -> bytes:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><gesmes:Envelope><Cube>'
+        f'<Cube time="{day}"><Cube currency="USD" rate="{usd}"/>'
+        '<Cube currency="GBP" rate="0.8521"/></Cube></Cube></gesmes:Envelope>'
+    ).encode()
+
+
+def replay_of_daily_files(root: Path, stamps: list[str]) -> Path:
+    """`chipcost collect --replay` of Seeweb's runs `stamps` (DAILY_FILES), into a new file."""
+    plans = gzip.decompress((SEEWEB / "0001.json.gz").read_bytes())
+    for stamp in stamps:
+        writer, at = ArchiveWriter(root / "archive", stamp, "seeweb"), parse_stamp(stamp)
+        writer.write(plans, PLANS_URL, fetched_at=at)
+        writer.write(daily_file(*DAILY_FILES[stamp]), ECB_DAILY_URL, fetched_at=at, ext="xml")
+    db = warehouses.new(root / "w.duckdb")
+    collect(replay=str(root / "archive"), db=str(db), data_dir=str(root / "data"))
+    return db
+
+
+@pytest.fixture(scope="module")
+def daily_replays(tmp_path_factory) -> dict[int | None, Path]:
+    """The replays of Seeweb's three runs (None) and of the three without the first and
+    without the second, each made once for the module."""
+    root, stamps = tmp_path_factory.mktemp("daily"), list(DAILY_FILES)
+    return {
+        skipped: replay_of_daily_files(
+            root / str(skipped), [s for i, s in enumerate(stamps) if i != skipped]
+        )
+        for skipped in (None, 0, 1)
+    }
+
+
+@pytest.mark.parametrize("removed", [0, 1], ids=["a-day-no-later-file-lists", "a-day-listed-again"])
+def test_a_daily_file_rate_is_put_back_only_under_a_later_file_listing_its_day(
+    daily_replays, tmp_path, removed
+):
+    """Removing a Seeweb run takes out the rates its daily file loaded and puts back only those
+    a later run's file lists too (that run loaded a rate of the day): the warehouse then holds
+    what a replay without the run holds, each rate naming the file a replay reads it from. The
+    first run's day (11-19) is in no later file, where remove-run put it back under the second
+    run's file as if it held the ECB's 90 days; the second run's day (11-20) is in the third's,
+    which restates its dollar rate: the pound goes back under the third run's file."""
+    db = Path(shutil.copyfile(daily_replays[None], tmp_path / "w.duckdb"))
+    con = open_warehouse(Warehouse(str(db)))
+    try:
+        remove_run(con, run_id_of(con, list(DAILY_FILES)[removed]))
+    finally:
+        con.close()
+    rates = "SELECT day, currency, per_eur, source, payload_ref FROM fx_rates ORDER BY ALL"
+    with connect(Warehouse(str(db)), read_only=True) as ours:
+        with connect(Warehouse(str(daily_replays[removed])), read_only=True) as theirs:
+            assert ours.execute(rates).fetchall() == theirs.execute(rates).fetchall()
+            got, want = tables(ours), tables(theirs)
+            for name in ("price_history", "current_prices", "per_chip_prices", "runs"):
+                assert got[name] == want[name], name
+            days = {str(row[0]) for row in ours.execute(rates).fetchall()}
+    assert days == ({"2026-11-20"} if removed == 0 else {"2026-11-19", "2026-11-20"})
