@@ -36,8 +36,10 @@ EMPTY = ("", "none", "default")
 ESTIMATE_MARK = " est."
 # After a spot price's pricing model: not below its offer's on-demand price (doubt_note).
 DOUBT_MARK = " (!)"
-# Past this many estimates the note names the first ones and counts the rest.
+# Past this many estimates the note names the first ones and counts the rest, and how the
+# table's --wide names each (csv and json name each in their rows: data_note).
 _ESTIMATES_LISTED = 4
+_WIDE_EACH = " (--wide shows each)"
 # Plan words shortened in the pricing label (--wide shows them whole): a 45-character
 # "savings plan 3yr, EC2 instance, partial upfront" took the upfront fee's room. The label
 # is in the vocabulary's words, as the price explorer says it (vocabulary.pricing_words).
@@ -147,5 +149,16 @@ def estimate_note(rows: Sequence[Row]) -> str:
         f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes "
         f"({counted(len(marked), 'row')}): "
         + "; ".join(said[:_ESTIMATES_LISTED])
-        + (f"; and {more:,} more (--wide shows each)" if more > 0 else "")
+        + (f"; and {more:,} more{_WIDE_EACH}" if more > 0 else "")
     )
+
+
+def data_note(note: str) -> str:
+    """A note under a table as csv and json say it on stderr (prices --by, cost, compare):
+    without the legend of a mark their rows do not carry ('(!) = ', 'est. = ': a field says
+    it, spot_doubt, estimate) nor a hint the table alone takes ('(--wide shows each)': each
+    row's estimate_basis says it). A leaning's legend ('~: ...') stays: the rows' words carry
+    its mark."""
+    for mark in (DOUBT_MARK, ESTIMATE_MARK):
+        note = note.removeprefix(f"{mark.strip()} = ")
+    return note.replace(_WIDE_EACH, "")

@@ -21,7 +21,13 @@ from chipcost.cli.fit import Column, Styled, fit_table, plain
 from chipcost.cli.formats import OutputFormat, with_currency, write_frame
 from chipcost.cli.options import widened
 from chipcost.cli.parser import Command
-from chipcost.cli.price_cells import DOUBT_MARK, ESTIMATE_MARK, SHORT_NOTE, doubt_note
+from chipcost.cli.price_cells import (
+    DOUBT_MARK,
+    ESTIMATE_MARK,
+    SHORT_NOTE,
+    data_note,
+    doubt_note,
+)
 from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
 from chipcost.core.asks import COMPARE
@@ -76,7 +82,7 @@ def _compare(**given: Any) -> None:
     write_frame(format, with_currency(money_named(result.frame(), money), money))
     # the notes for people, on stderr as the table prints them under it (docs/cli.md)
     for note in _said_of(result, headed=False):
-        notices(format).say(f"note: {note}")
+        notices(format).say(f"note: {data_note(note)}")
     print_freshness(notices(format), result.ranking.freshness)
 
 

@@ -18,6 +18,7 @@ from chipcost.cli.price_cells import (
     ESTIMATE_MARK,
     SHORT,
     SHORT_NOTE,
+    data_note,
     doubt_note,
     estimate_note,
     pricing_cell,
@@ -66,8 +67,10 @@ def _cost(**given: Any) -> None:
     write_frame(format, with_currency(money_named(ranking.frame(), money), money))
     if ranking.more:
         say_more_rows(notices(format), ranking.more)
-    # the notes for people on stderr, as the table gives them (but the table's own shortening)
-    print_footer(notices(format), footer_notes(ranking, short=False), ranking.freshness)
+    # the notes for people on stderr, as the table gives them (but the table's own shortening
+    # and the legends of marks the rows do not carry)
+    notes = [data_note(note) for note in footer_notes(ranking, short=False)]
+    print_footer(notices(format), notes, ranking.freshness)
 
 
 def pricing_label(row: Mapping[str, object], short: bool = False) -> str:

@@ -13,6 +13,7 @@ from chipcost.cli.price_cells import (
     DOUBT_MARK,
     ESTIMATE_MARK,
     SHORT_NOTE,
+    data_note,
     doubt_note,
     estimate_note,
     price_text,
@@ -253,7 +254,7 @@ def glance_notes(
     from chipcost.reads.price_glance import set_apart_note
     from chipcost.reads.price_notes import unconverted_words
 
-    doubts = "" if marked else doubt_note(offers).removeprefix(f"{DOUBT_MARK.strip()} = ")
+    doubts = "" if marked else data_note(doubt_note(offers))
     return [
         line
         for line in (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -147,3 +148,44 @@ def test_cost_notes_go_to_stderr_beside_csv_and_json(sample, format):
     [listed] = [n for n in notes.split(" note ") if "a lower bound at the asked speed" in n]
     named = listed.split(" shown): ")[1]
     assert {part.split(":")[0].strip() for part in named.split(";") if ":" in part} == bounded
+
+
+# A doubtful spot price's note as csv and json say it: the rows carry spot_doubt, not (!).
+DOUBTED = (
+    "a spot price not below its offer's on-demand price (no discount: stale or mislabelled at "
+    "the source; 1 row): azure uksouth Standard_ND96isr_H200_v5"
+)
+DOUBTFUL = {
+    "cost": ("cost", *LLAMA, "--chip", "H200", "--region", "uksouth"),
+    "compare": ("compare", "H200", "H100-SXM", *LLAMA, "--region", "uksouth,spaincentral"),
+    "prices --by chip": ("prices", "--by", "chip", "--chip", "H200", "--region", "uksouth"),
+}
+
+
+@pytest.mark.parametrize("asked", DOUBTFUL.values(), ids=DOUBTFUL)
+def test_csv_says_a_doubtful_spot_price_without_the_tables_mark(azure, asked):
+    """On b4f20479 cost's and compare's csv and json said '(!) = a spot price ...' on stderr,
+    a mark their rows do not show (prices --by said it without); one wording for all three."""
+    data = chipcost(*asked, "--db", azure, "--format", "csv", env=WIDE)
+    assert data.returncode == 0, data.stderr
+    assert "(!)" not in data.stdout and "(!)" not in data.stderr
+    assert DOUBTED in said(data.stderr)
+    [row] = [r for r in csv.DictReader(io.StringIO(data.stdout)) if "uksouth" in str(r)]
+    assert any("not below on demand" in v for k, v in row.items() if k.endswith("spot_doubt"))
+
+
+def test_cost_csv_says_its_estimates_without_the_tables_mark_nor_wide(sample):
+    """On b4f20479 the note was 'est. = an estimate ... and 17 more (--wide shows each)': a
+    mark the rows do not show and an option csv does not take; each row's estimate_basis
+    names each."""
+    data = chipcost("cost", *LLAMA, "--db", sample, "--format", "csv", env=WIDE)
+    assert data.returncode == 0, data.stderr
+    notes = said(data.stderr)
+    assert "est. =" not in notes and "--wide" not in notes
+    [estimates] = [n for n in notes.split(" note ") if "an estimate, no price the provider" in n]
+    assert re.search(r"; and [\d,]+ more$", estimates), estimates
+    rows = list(csv.DictReader(io.StringIO(data.stdout)))
+    assert any(r["estimate_basis"] for r in rows)
+    # the table keeps its mark's legend
+    table = said(chipcost("cost", *LLAMA, "--db", sample, env=WIDE).stdout)
+    assert "est. = an estimate, no price the provider publishes" in table
