@@ -139,15 +139,23 @@ def _read(
         # or its last chunk (httpx's RemoteProtocolError), or reset the connection mid-body
         # (ReadError). A cut, retried and said as one: it was "a form that is not HTTP" and
         # "could not connect", though the status and headers had come.
-        raise CutShort(
-            f"body cut short: {_received(response, sent, length)} ({_said(exc)})"
-        ) from exc
-    if length is not None and length != sent:
-        raise CutShort(f"body cut short: {sent} of {length} bytes")
+        raise _cut(response, sent, length, exc) from exc
+    if length is not None and length != sent:  # a stream that ended without httpx's word
+        raise _cut(response, sent, length)
     if corrupt is not None:
         raise _mislabelled(response, where, coding, corrupt, b"".join(raw))
     decoder.end()
     return bytes(body)
+
+
+def _cut(
+    response: httpx.Response, sent: int, length: int | None, exc: BaseException | None = None
+) -> CutShort:
+    """A body that did not arrive whole, in one wording however it was found: 'body cut
+    short: 21,618 of 43,237 bytes came (the server closed the connection)', what ended it
+    said where an error did."""
+    ended = f" ({_said(exc)})" if exc is not None else ""
+    return CutShort(f"body cut short: {_received(response, sent, length)}{ended}")
 
 
 def _received(response: httpx.Response, sent: int, length: int | None) -> str:
