@@ -19,6 +19,7 @@ from chipcost.cli.parser import command
 from chipcost.cli.render import print_note, status_cell
 from chipcost.cli.render_fresh import SAMPLE_BANNER
 from chipcost.core.clean import printable
+from chipcost.core.counting import counted
 from chipcost.core.questions import Opt
 
 # chipcost.core.runs (the statuses) imports polars: imported where a summary is drawn
@@ -136,7 +137,8 @@ def _nothing_pending(settings: Settings) -> str:
     first = next(iter(elsewhere.values()))[0]
     one = count == 1
     return (
-        f"no pending runs for {settings.warehouse}, but {_runs(count)} of {settings.data_dir} "
+        f"no pending runs for {settings.warehouse}, but {counted(count, 'run')} of "
+        f"{settings.data_dir} "
         f"{'is' if one else 'are'} pending for another warehouse, not loaded into either: "
         f"{named}. {there} loads {'it' if one else 'them'} there; "
         f"`chipcost collect --replay {shlex.quote(str(first))} --db {here}` loads "
@@ -258,7 +260,9 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
 
     if loaded:
         span = loaded[0] if len(loaded) == 1 else f"{loaded[0]} … {loaded[-1]}"
-        count = f"{len(loaded)} of {runs} runs" if runs else _runs(len(loaded))
+        count = (
+            f"{len(loaded):,} of {counted(runs, 'run')}" if runs else counted(len(loaded), "run")
+        )
         if runs and len(loaded) >= runs:  # the signal came after the last load committed
             return (
                 f"every run was loaded: {count} ({span}) into {settings.warehouse}, each whole; "
@@ -281,15 +285,11 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
     if waiting:
         return (
             f"{done}. What was fetched is archived in {settings.archive_dir}, "
-            f"{_runs(len(waiting))} pending: `chipcost collect --pending` loads "
+            f"{counted(len(waiting), 'run')} pending: `chipcost collect --pending` loads "
             f"{'them' if len(waiting) > 1 else 'it'}, and so does the next `chipcost collect`, "
             "first"
         )
     return f"{done}. Nothing fetched is waiting: run `chipcost collect` again"
-
-
-def _runs(count: int) -> str:
-    return f"{count} run{'s' if count != 1 else ''}"
 
 
 # What `chipcost collect` prints at its end: the runs it loaded with their total, then one

@@ -29,6 +29,14 @@ def test_a_replay_stopped_midway_says_the_same_command_loads_the_rest(tmp_path):
     )
 
 
+def test_the_runs_loaded_are_counted_as_every_count(tmp_path):
+    """Through core/counting.counted: on b4f20479 '1 of 1 runs' and '1200 of 1500 runs'."""
+    settings = Settings(data_dir=tmp_path, db_path=tmp_path / "w.duckdb")
+    assert _after_interrupt(settings, 1, RUNS[:1]).startswith("every run was loaded: 1 of 1 run (")
+    many = [f"2026-11-14T{n:06d}Z" for n in range(1_200)]
+    assert _after_interrupt(settings, 1_500, many).startswith("1,200 of 1,500 runs loaded (")
+
+
 def test_a_replay_of_one_source_counts_the_runs_holding_it(tmp_path):
     """On 444acd6f `--replay ARCHIVE --source lambda` over two runs, one holding lambda, counted
     both: stopped after that run's load it said "1 of 2 runs loaded ... Run the same command
@@ -51,7 +59,7 @@ def test_a_replay_of_one_source_counts_the_runs_holding_it(tmp_path):
         progress_log.info("loaded", extra={LOADED: held[0].name})
     assert [d.name for d in held] == RUNS[:1] and shown.runs == 1
     assert _after_interrupt(settings, shown.runs, shown.loaded) == (
-        f"every run was loaded: 1 of 1 runs ({RUNS[0]}) into {settings.warehouse}, each whole; "
+        f"every run was loaded: 1 of 1 run ({RUNS[0]}) into {settings.warehouse}, each whole; "
         "nothing left to load"
     )
 
