@@ -14,10 +14,16 @@ from chipcost.extract._formats import Format
 
 # Published every working day around 16:00 CET; public, no key.
 ECB_DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
-# The daily file as a format of the sources that fetch it beside their euro listing: XML, so no
-# JSON rows to compare; its layout is checked where it is read (a file with rates but no day
-# fails naming it).
-ECB_DAILY = Format("ECB daily reference rates (XML)", "/stats/eurofxref/eurofxref-daily.xml", ())
+# The daily file as a format of the euro sources that fetched it beside their listing, kept to
+# read their old archives: XML, so no JSON rows to compare; its layout is checked where it is
+# read (a file with rates but no day fails naming it).
+ECB_DAILY = Format(
+    "ECB daily reference rates (XML)",
+    "/stats/eurofxref/eurofxref-daily.xml",
+    (),
+    retired="fetched beside seeweb's, ovhcloud's and scaleway's listing until they stored euro "
+    "prices as stated (2026, ecb-rates fetching the rates); archived files replay",
+)
 # <Cube time="2026-11-20"> opens a day; <Cube currency="USD" rate="1.0561"/> is one rate. Read
 # by pattern, not by an XML parser, so a hostile document can expand no entities; the daily
 # file quotes with ', the history files with ".

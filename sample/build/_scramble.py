@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from chipcost.core.errors import ChipcostError
+from chipcost.extract import registry
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, ESTIMATE_KEY
 from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY, fresh_writer, run_time
 
@@ -432,7 +433,19 @@ class MissingFixture(ChipcostError):
 
 
 def fixture_files(source: str, spec: Sample) -> list[tuple[str, str, dict[str, Any]]]:
-    """(file, URL, archived request) of each payload of the source's sample run."""
+    """(file, URL, archived request) of each payload of the source's sample run: what its fetch
+    archives now, so none of a format it no longer fetches (retired: kept to read old archives,
+    as the ECB daily file an earlier seeweb archived beside its plans)."""
+    formats = registry()[source].formats
+
+    def retired(url: str) -> bool:  # the format a payload is, by its URL (extract/_formats.py)
+        known = next((f for f in formats if f.matches(url)), None)
+        return bool(known and known.retired)
+
+    return [found for found in _listed_files(source, spec) if not retired(found[1])]
+
+
+def _listed_files(source: str, spec: Sample) -> list[tuple[str, str, dict[str, Any]]]:
     if spec.files:
         return list(spec.files)
     if spec.run:

@@ -16,6 +16,7 @@ import pytest
 from chipcost.archive import read_manifest, read_payloads
 from chipcost.core.payload import Payload
 from chipcost.extract import registry, source_providers
+from chipcost.extract._fx import ECB_DAILY_URL
 from chipcost.sample import ARCHIVE as SAMPLE
 from chipcost.sample.build import Scrambled, run_time
 from chipcost.sample.build._common import HTML_SAMPLE_COMMENT, SAMPLE_KEY
@@ -273,6 +274,35 @@ def test_seeweb_prices_stay_euros_and_reads_convert_them_at_the_rate_of_their_da
     finally:
         con.close()
     assert read == [(pytest.approx(euros * last), "USD")] and moved == [(0,)]
+
+
+@pytest.mark.parametrize("source", ["seeweb", "ovhcloud", "scaleway"])
+def test_a_sample_run_holds_what_its_source_fetches_now_not_a_retired_format(days, source):
+    """The euro sources fetch their listing alone now: the ECB daily file an earlier version
+    archived beside it is a retired format, read in old archives only (tests/cli/
+    test_archived_rates.py), and no sample run holds it; nor does any other source's."""
+    formats = registry()[source].formats
+    assert any(f.retired and f.matches(ECB_DAILY_URL) for f in formats)
+    for run in days.values():
+        for each in SOURCES:
+            for payload in read_payloads(run, each):
+                known = next((f for f in registry()[each].formats if f.matches(payload.url)), None)
+                assert not (known and known.retired), (each, payload.url)
+    assert all(p.url != ECB_DAILY_URL for p in read_payloads(SAMPLE / days[1].name, source))
+
+
+def test_the_replayed_sample_holds_the_ecb_rates_sources_rates_alone(tmp_path):
+    """Replaying the sample loaded the 2017 days of the ECB daily file its euro sources' runs
+    held (256 rates under ovhcloud, seeweb and scaleway beside ecb-rates' 2026 ones)."""
+    import duckdb
+
+    from tests import warehouses
+
+    with duckdb.connect(str(warehouses.sample(tmp_path / "w.duckdb")), read_only=True) as con:
+        found = con.execute(
+            "SELECT source, min(day)::VARCHAR, max(day)::VARCHAR FROM fx_rates GROUP BY 1"
+        ).fetchall()
+    assert found == [("ecb-rates", "2026-11-11", "2026-11-20")]
 
 
 def _stated_and_listed(node, found: list[tuple[float, float]]) -> None:
