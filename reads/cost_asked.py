@@ -174,35 +174,65 @@ def resolve_model(con: duckdb.DuckDBPyConnection, name: str) -> tuple[str, str |
             f"{no_model(name)}; give one such as llama-3-70b. Known models: "
             f"{', '.join(known) or 'none'}"
         )
-    from chipcost.transform.references import EQUIVALENTS_FILE, model_standing, repo_cut
+    from chipcost.transform.references import EQUIVALENTS_FILE, model_standing, name_cut
     from chipcost.transform.tokens import parameters_in_name
 
-    # A Hugging Face id (meta-llama/Llama-3.3-70B-Instruct) holds a model (llama-3.3-70b),
-    # which may stand for another (llama-3-70b): chipcost's or one you recorded figures of.
-    plain, release = repo_cut(name) if "/" in name else (None, None)
+    # A Hugging Face id (meta-llama/Llama-3.3-70B-Instruct), or its name without the
+    # organisation (Llama-3.3-70B-Instruct), holds a model (llama-3.3-70b), which may stand for
+    # another (llama-3-70b): chipcost's or one you recorded figures of.
+    repo = "/" in name
+    plain, release, parts = name_cut(name)
+    if not repo and plain == model:
+        plain = None  # nothing cut: the name is the model's own
     standing, why = model_standing(plain or name)
     if standing != model and standing in known:
         # why a model stands for another is one lookup away, with its sources: the note is short
         rule = f"the figures of {standing}, the model it stands for ({EQUIVALENTS_FILE} says why)"
         if plain is None:
             return standing, f"{model} is answered with {rule}"
-        said = f"{name.strip()} is a Hugging Face id of {plain}"
-        if release:  # new weights of the same layers
-            said += f" (release {release}: new weights of its layers, read with its figures)"
+        if repo:
+            said = f"{name.strip()} is a Hugging Face id of {plain}"
+            read = [_released(release)] if release else []
+        else:
+            said = f"{name.strip()} is {plain}"
+            read = _read_as(parts, release)
+        said += f" ({'; '.join(read)})" if read else ""
         return standing, said + (f", answered with {rule}" if why else "")
-    # An id of a model chipcost holds nothing of: named as a figure would record it.
-    repo = f" (the Hugging Face id {shown(name.strip())})" if plain else ""
-    model = plain or model
+    # A model chipcost holds nothing of: named as a figure would record it, an id's with what
+    # names no layer cut; a name without an organisation as given ('acme-chat' may be a model
+    # of its own: nothing is guessed of a model chipcost does not know).
+    how = f" (the Hugging Face id {shown(name.strip())})" if repo else ""
+    model = plain if repo and plain else model
     # The example fits the model named: its own size where its name states one, else none.
     size = parameters_in_name(model) or "N"
     raise UsageError(
-        f"no throughput for model {shown(model)}{repo}{did_you_mean(model, known)}: it has no "
-        "reference figure, no measurement and no parameter count to derive one from. Record a "
-        f"measurement with `{figure_added(model=cut(model))} ...`, or its size with "
+        f"no throughput for model {shown(model)}{how}{did_you_mean(model, _names(known))}: it "
+        "has no reference figure, no measurement and no parameter count to derive one from. "
+        f"Record a measurement with `{figure_added(model=cut(model))} ...`, or its size with "
         f"`{model_size(cut(model), size)}`"
         f"{'' if size != 'N' else ' (N: its parameter count)'}. "
         f"Known models: {', '.join(known) or 'none'}"
     )
+
+
+def _released(release: str) -> str:
+    """What a release tag cut says (a Hugging Face id's, with its organisation or without)."""
+    return f"release {release}: new weights of its layers, read with its figures"
+
+
+def _read_as(parts: tuple[str, ...], release: str | None) -> list[str]:
+    """How a name without its organisation was read: 'its -instruct cut: the same layers',
+    'release 2507: new weights of its layers, read with its figures'."""
+    said = [f"its {' and '.join(parts)} cut: the same layers"] if parts else []
+    return said + ([_released(release)] if release else [])
+
+
+def _names(known: list[str]) -> list[str]:
+    """The names a model asked may be a slip of: the models known and those standing for one
+    (model_equivalents.csv: deepseek-r1-distill-llama-70b for llama-3-70b)."""
+    from chipcost.transform.references import model_equivalents
+
+    return [*known, *(n for n, (target, _) in model_equivalents().items() if target in known)]
 
 
 def _unsigned(money: object, currency: str, voice: Voice) -> object:
@@ -418,13 +448,20 @@ def _point(asked: Mapping[str, Any], voice: Voice) -> dict[str, Any]:
 
 
 def _standing(model: str) -> str:
-    """The model whose figures answer for `model` as asked (a Hugging Face id's, an
-    equivalent's: llama-3.3-70b is answered with llama-3-70b's), whose MLPerf bounds a named
-    speed is (chipcost.core.figures.MLPERF_BOUNDS)."""
-    from chipcost.transform.references import model_standing, repo_cut
+    """The model whose figures answer for `model` as asked (a Hugging Face id's, with its
+    organisation or without, an equivalent's: llama-3.3-70b is answered with llama-3-70b's),
+    whose MLPerf bounds a named speed is (chipcost.core.figures.MLPERF_BOUNDS)."""
+    from chipcost.transform.references import (
+        model_equivalents,
+        model_rows,
+        model_standing,
+        repo_cut,
+    )
+    from chipcost.transform.throughput_figures import normalise_model
 
-    plain = repo_cut(model)[0] if "/" in model else None
-    return model_standing(plain or model)[0]
+    named = {str(m["model"]) for m in model_rows()} | set(model_equivalents())
+    as_named = "/" not in model and normalise_model(model) in named  # nothing to cut
+    return model_standing(model if as_named else repo_cut(model)[0])[0]
 
 
 def question(asked: Mapping[str, Any], voice: Voice) -> CostQuestion:

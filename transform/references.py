@@ -131,15 +131,30 @@ def repo_cut(name: str) -> tuple[str, str | None]:
     """A Hugging Face id's model name with what does not change a layer cut off, and its
     release tag or None, known to chipcost or not: 'Qwen/Qwen2.5-72B-Instruct' -> ('qwen2.5-72b',
     None)."""
+    model, release, _ = name_cut(name)
+    return model, release
+
+
+def name_cut(name: str) -> tuple[str, str | None, tuple[str, ...]]:
+    """repo_cut's (model, release tag) and the parts cut that name no layer, as the name
+    writes them in order: 'Meta-Llama-3-70B-Instruct-FP8' -> ('llama-3-70b', None, ('meta-',
+    '-instruct', '-fp8')). A version tag is the model's own where nothing numbered is left
+    without it: 'DeepSeek-V3-0324' -> ('deepseek-v3', '0324', ())."""
     model, cut, release = normalise_model(name.rsplit("/", 1)[-1]), "", None
+    parts: list[str] = []
     while cut != model:  # '-instruct-2507-fp8': each suffix, in any order
         cut = model
         for suffix in _SUFFIXES:
-            model = model.removesuffix(suffix)
-        if tag := _RELEASE.search(model):
+            if model.endswith(suffix):
+                model, parts = model.removesuffix(suffix), [suffix, *parts]
+        tag = _RELEASE.search(model)
+        if tag and (tag[1][0] != "v" or re.search(r"\d", model[: tag.start()])):
             model, release = model[: tag.start()], tag[1]
-        model = _SHAPE.sub("", model)
-    return model.removeprefix("meta-"), release
+        if shape := _SHAPE.search(model):
+            model, parts = model[: shape.start()], [shape[0], *parts]
+    if model.startswith("meta-"):
+        model, parts = model.removeprefix("meta-"), ["meta-", *parts]
+    return model, release, tuple(parts)
 
 
 def repo_model(name: str) -> str | None:
