@@ -134,20 +134,28 @@ def speed_value(
 # both its lengths are within SHAPE_TOLERANCE of the asked ones (1,000/1,000 answers 1k/1k).
 SHAPE_TOLERANCE = 1.1
 SHAPE_EXAMPLES = "input/output tokens such as 1k/1k, 8k/1k or 1024/8192"
-_SHAPE = re.compile(r"(?P<input>\d+(?:\.\d+)?)(?P<ik>k?)\s*/\s*(?P<output>\d+(?:\.\d+)?)(?P<ok>k?)")
+# A length as asked (1k, 1024) or as outputs print it (1,024: a comma only between groups of
+# three digits); a shape as headers print it too ('1,024 in / 1,024 out tokens', point_label).
+_LENGTH = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?"
+_SHAPE = re.compile(
+    rf"(?P<input>{_LENGTH})(?P<ik>k?)(?:\s*in)?\s*/\s*(?P<output>{_LENGTH})(?P<ok>k?)"
+    r"(?:\s*out)?(?:\s*tokens)?"
+)
 
 
 def shape_value(value: object, option: str = COMMAND_LINE.name("shape")) -> tuple[int, int] | None:
     """The asked request shape as (input, output) tokens ('1k/1k' -> (1024, 1024)), or None
-    where none is asked (every shape answers)."""
+    where none is asked (every shape answers); as headers print it too ('1,024 in / 1,024 out
+    tokens', point_label, and '1,024/1,024')."""
     from chipcost.core.errors import UsageError
 
     if value is None:
         return None
-    said = _SHAPE.fullmatch(str(value).strip().lower()) if not isinstance(value, bool) else None
+    text = str(value).strip().lower().removeprefix(",").strip()  # point_label's ', 1,024 in ...'
+    said = _SHAPE.fullmatch(text.removeprefix("at ")) if not isinstance(value, bool) else None
     lengths = []
     for number, k in ((said["input"], said["ik"]), (said["output"], said["ok"])) if said else ():
-        lengths.append(round(float(number) * (1024 if k else 1)))
+        lengths.append(round(float(number.replace(",", "")) * (1024 if k else 1)))
     if len(lengths) != 2 or not all(1 <= n <= 10_000_000 for n in lengths):
         raise UsageError(f"{option} {value!r}: give {SHAPE_EXAMPLES}")
     return lengths[0], lengths[1]
