@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from chipcost import archive
-from chipcost.core.commands import PENDING, REPLAY_DIR
+from chipcost.core.commands import PENDING, REPLAY_DIR, rebuilt
 from chipcost.core.counting import counted
 from chipcost.core.disk import NO_ROOM_WORDS
 from chipcost.core.errors import ChipcostError, Stopped, UsageError, WarehouseBusy
@@ -171,9 +171,9 @@ def _stranded(settings: Settings, error: ChipcostError) -> ChipcostError | None:
     one = len(runs) == 1
     said = (
         f"{error}. Pending for {settings.warehouse}: {', '.join(r.name for r in runs)}; to "
-        f"write elsewhere instead, `chipcost collect --replay {shlex.quote(str(runs[0]))} --db "
-        f"OTHER.duckdb` loads {'it' if one else 'the first, and so on for each,'} there, then "
-        f"no longer pending here (`--pending` with another --db does not load "
+        f"write elsewhere instead, `{rebuilt(shlex.quote(str(runs[0])), 'OTHER.duckdb')}` loads "
+        f"{'it' if one else 'the first, and so on for each,'} there, then no longer pending "
+        f"here (`{PENDING}` with another {COMMAND_LINE.name('db')} does not load "
         f"{'it: it is' if one else 'them: they are'} {settings.warehouse}'s)"
     )
     try:
