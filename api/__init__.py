@@ -176,7 +176,8 @@ def prices(**asked: Any) -> pl.DataFrame:
     chip), pricing_model, term, payment, plan, price_per_chip_hour, price_per_hour, upfront
     (per instance, USD), source, valid_from, last_seen_at, sku, payload_ref (the archived
     payload the price was read from), vcpus, ram_gb and disk_gb (the host, local disk; None
-    where the source publishes none), source_as_of (the source's last
+    where the source publishes none), gpu_alone (True where the price leaves the host's vCPUs,
+    memory and disk out, billed beside it), source_as_of (the source's last
     successful run) and sample (bundled sample data). min_memory is GB per chip, chip_count the
     chips per instance, min_vcpus/min_ram the host's vCPUs and memory (GB; an offer without
     them is left out), min_price/max_price per chip-hour in the currency asked (USD

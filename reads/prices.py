@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import UsageError
-from chipcost.core.vocabulary import PRICING_MODELS, REGION_ROW_PLAN, term_hours
+from chipcost.core.vocabulary import GPU_ALONE, PRICING_MODELS, REGION_ROW_PLAN, term_hours
 from chipcost.reads.price_ask import (
     PriceAsk,
     check_named,
@@ -32,9 +32,11 @@ from chipcost.warehouse.prices import (
 if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads rows
     import polars as pl
 
-# Columns the read adds to the warehouse's: when the row's source last succeeded (what dates
-# the price) and whether that run was the bundled sample.
-FRESHNESS_COLUMNS = ("source_as_of", "sample")
+# Columns the read adds to the warehouse's: whether the price is the GPU's alone (its host
+# billed beside it, core.vocabulary.GPU_ALONE: the rows carry the mark the table's note says),
+# when the row's source last succeeded (what dates the price) and whether that run was the
+# bundled sample.
+READ_COLUMNS = ("gpu_alone", "source_as_of", "sample")
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,7 @@ def find_price_rows(
     fresh = freshness(con, shown, stale_days=stale_days, now=now, chips=chips, providers=providers)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:
+        row["gpu_alone"] = str(row["source"]) in GPU_ALONE
         row["source_as_of"], row["sample"] = dated.get(str(row["source"]), (None, False))
     if mine.active:
         rows = within(mine.rows(rows), **bounds)
@@ -162,7 +165,7 @@ def find_price_rows(
 
 def _frame(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> pl.DataFrame:
     """The rows as a frame: the warehouse's columns of their types, then what the read added
-    (FRESHNESS_COLUMNS, and your prices' columns where they apply)."""
+    (READ_COLUMNS, and your prices' columns where they apply)."""
     import polars as pl
 
     from chipcost.reads.your_prices import DISCOUNT_COLUMN, LIST_COLUMN, RATE_COLUMNS
@@ -170,13 +173,14 @@ def _frame(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> pl.
     schema = dict(per_chip_price_schema(con))
     types = {
         **schema,
+        "gpu_alone": pl.Boolean(),
         "source_as_of": schema["last_seen_at"],
         "sample": pl.Boolean(),
         LIST_COLUMN: pl.Float64(),
         DISCOUNT_COLUMN: pl.String(),
         **dict(zip(RATE_COLUMNS, (pl.String(), pl.Float64(), pl.Date()), strict=True)),
     }
-    names = list(rows[0]) if rows else [*schema, *FRESHNESS_COLUMNS]
+    names = list(rows[0]) if rows else [*schema, *READ_COLUMNS]
     return pl.DataFrame(
         {name: [row[name] for row in rows] for name in names},
         schema={name: types[name] for name in names},

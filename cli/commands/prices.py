@@ -95,6 +95,8 @@ def _prices(**given: Any) -> None:
     from chipcost.cli.formats import with_currency, write_frame
 
     frame = found.frame if limit is None else found.frame.head(limit)
+    # The table's note under the rows written: FOCUS's columns have no place for the mark.
+    alone = gpu_alone_note(frame["source"])
     if not focus:
         frame = with_currency(frame, mine.currency)
     if hours != 1:
@@ -108,8 +110,9 @@ def _prices(**given: Any) -> None:
     if empty:
         raise NoMatch(empty)
     _no_rows_for(notices(format), unmatched_names(ask["chip"], set(found.frame["chip"])))
-    for line in mine.notes(found.frame.to_dicts()):
-        notices(format).say(f"note: {line}")
+    for line in [*mine.notes(found.frame.to_dicts()), alone]:
+        if line:
+            notices(format).say(f"note: {line}")
     say_more_rows(notices(format), found.frame.height - frame.height)
     print_freshness(notices(format), found.freshness)
 

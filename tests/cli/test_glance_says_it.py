@@ -140,3 +140,33 @@ def test_csv_and_json_send_the_tables_notes_to_stderr(run, db):
         for note in ("left out of the cheapest: ", GPU_ALONE):
             assert note in table and f"note: {note}" in said, (fmt, note)
         assert said.index("left out of the cheapest") < said.index("prices as of")
+
+
+def test_every_offers_rows_say_a_price_is_the_gpus_alone(run, db):
+    """On e495bafd `prices --chip X --format csv|json` and chipcost.prices() had no `gpu_alone`
+    (the --by rows had), and csv and json said nothing of it on stderr where the table has its
+    note: tensordock's, daytona's and cudo's prices left the host out unmarked in the file."""
+    import chipcost
+    from chipcost.transform.focus import FOCUS_COLUMNS
+
+    asked = ("--provider", "tensordock,daytona,cudo,aws", "--db", db)
+    listed = _ran(run, *asked, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(listed.stdout)))
+    alone = {r["provider"]: r["gpu_alone"] for r in rows}
+    assert alone == {"tensordock": "true", "daytona": "true", "cudo": "true", "aws": "false"}
+    assert len({(r["provider"], r["gpu_alone"]) for r in rows}) == 4  # one mark a provider
+    assert "note: cudo, daytona, tensordock price the GPU alone" in _said(listed.stderr)
+    written = json.loads(_ran(run, *asked, "--format", "json").stdout)
+    assert {(r["provider"], r["gpu_alone"]) for r in written} == {
+        ("tensordock", True), ("daytona", True), ("cudo", True), ("aws", False),
+    }  # fmt: skip
+    frame = chipcost.prices(provider=["tensordock", "daytona", "cudo", "aws"], db=db)
+    assert set(frame.select("provider", "gpu_alone").iter_rows()) == {
+        ("tensordock", True), ("daytona", True), ("cudo", True), ("aws", False),
+    }  # fmt: skip
+    one = _ran(run, "--chip", "RTX-3080", "--format", "csv", "--db", db)
+    assert f"note: {GPU_ALONE}" in _said(one.stderr)
+    aws = _ran(run, "--provider", "aws", "--chip", "H100-SXM", "--format", "json", "--db", db)
+    assert "GPU alone" not in aws.stderr
+    focus = _ran(run, *asked, "--format", "focus")
+    assert tuple(next(csv.reader(io.StringIO(focus.stdout)))) == FOCUS_COLUMNS
