@@ -103,7 +103,11 @@ class ReportData:
 
     @property
     def sample(self) -> bool:
-        return self.coverage.sample
+        """What the report shows rests on the bundled sample's prices: the period's changes,
+        the prices "Cheapest now" chooses among, or (cost per token shown) the current prices
+        (docs/reports.md "Sample data")."""
+        current = self.cost_per_token is not None and self.coverage.sample_current
+        return self.coverage.sample or current
 
     @property
     def first_seen(self) -> int:
@@ -220,7 +224,7 @@ def gather(
     cheapest, yours = _cheapest(con, end, fresh, mine)
     step("reading what changed")
     moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
-    covered = coverage(con, start, end)
+    covered = coverage(con, start, end, fresh)
     # every event counted, in bounded memory (reader.CUT_MEMORY), none of them held
     events = in_working_memory(con, lambda: event_counts(con, start, end))
     shown = options.report_rows // 2

@@ -165,7 +165,14 @@ ORDER BY abs(change_pct) DESC, m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)
 """
 
 
-_COVERAGE = """
+# Whether a row of price_history (`p`) of those the condition after it keeps rests on the
+# bundled sample: its payload is of a sample run, warehouse.prices SAMPLE's rule (the CSV's
+# `sample` column, the reads' mark), written as one lookup of the sample runs, not one a row.
+_SAMPLE_ROWS = """SELECT coalesce(bool_or(split_part(p.payload_ref, '/', 1) IN (
+        SELECT archive_run FROM runs WHERE sample)), FALSE)
+    FROM price_history p WHERE"""
+
+_COVERAGE = f"""
 SELECT
     (SELECT min(valid_from) FROM price_history) AS history_start,
     (SELECT max(observed_at) FROM observations) AS newest_observation,
@@ -173,7 +180,21 @@ SELECT
     count(DISTINCT observed_at::DATE) FILTER (
         WHERE observed_at >= $start AND observed_at < $end AND status <> 'failed'
     ) AS days_in_period,
-    coalesce(bool_or(sample) FILTER (WHERE observed_at < $end), FALSE) AS sample
+    -- What the period shows rests on the sample: a sample run of the period loaded prices, or
+    -- a price of its changes is the sample's (a new, changed or withdrawn price, or the one a
+    -- change moved from: a row opened or closed in the period), or one of the prices "Cheapest
+    -- now" chooses among (in force at the end, seen since $fresh). Not "any run before the
+    -- end was the sample": a week of live runs after `chipcost demo` read as sample data.
+    coalesce(bool_or(sample) FILTER (
+        WHERE observed_at >= $start AND observed_at < $end AND status <> 'failed'
+    ), FALSE)
+    OR ({_SAMPLE_ROWS} (p.valid_from >= $start AND p.valid_from < $end)
+        OR (p.valid_to >= $start AND p.valid_to < $end))
+    OR ({_SAMPLE_ROWS} p.valid_from < $end AND (p.valid_to IS NULL OR p.valid_to >= $end)
+        AND p.last_seen_at >= $fresh AND p.chip <> 'unknown' AND p.chip_count > 0)
+        AS sample,
+    -- The current prices (cost per token's and the head-to-head answers') are the sample's.
+    ({_SAMPLE_ROWS} p.valid_to IS NULL) AS sample_current
 FROM runs
 """
 
@@ -186,7 +207,11 @@ class Coverage:
     newest_observation: datetime | None
     runs_in_period: int
     days_in_period: int
+    # What the period shows (its changes, the prices "Cheapest now" chooses among) rests on
+    # the bundled sample (docs/reports.md "Sample data").
     sample: bool
+    # A current price (the open rows cost per token is computed on) is the sample's.
+    sample_current: bool = False
 
 
 def newest_run(con: duckdb.DuckDBPyConnection) -> datetime | None:
@@ -199,10 +224,15 @@ def newest_run(con: duckdb.DuckDBPyConnection) -> datetime | None:
     return rows[0][0] if rows else None
 
 
-def coverage(con: duckdb.DuckDBPyConnection, start: datetime, end: datetime) -> Coverage:
-    """History start, newest observation, runs and days of data in [start, end), sample flag."""
-    row = relation(con, _COVERAGE, {"start": start, "end": end}).fetchall()[0]
-    return Coverage(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]))
+def coverage(
+    con: duckdb.DuckDBPyConnection, start: datetime, end: datetime, fresh: datetime | None = None
+) -> Coverage:
+    """History start, newest observation, runs and days of data in [start, end), and whether
+    the sample shows: in the period, among the prices in force at `end` seen since `fresh`
+    (the end itself when not given), and among the current prices."""
+    params = {"start": start, "end": end, "fresh": end if fresh is None else fresh}
+    row = relation(con, _COVERAGE, params).fetchall()[0]
+    return Coverage(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]), bool(row[5]))
 
 
 def _marked(kept: str) -> str:
