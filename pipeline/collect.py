@@ -63,12 +63,24 @@ def new_run_id(moment: datetime) -> str:
     return f"{archive.run_stamp(moment)}-{uuid.uuid4().hex[:6]}"
 
 
-def select_sources(names: list[str] | None) -> list[Source]:
+def select_sources(names: list[str] | None, *, providers: bool = True) -> list[Source]:
     """The registered sources to run, by name, each once; a provider's name stands for each
-    of its sources ('AWS': its seven); an unknown name is a clear error."""
+    of its sources ('AWS': its seven), unless not `providers` (the sources whose moves are
+    accepted: each named itself, a provider's name refused with its sources); an unknown name
+    is a clear error."""
     sources = registry()
     if not names:
         return list(sources.values())
+    if not providers:
+        from chipcost.core.names import name_among
+
+        for name in names:
+            whose = [] if name_among(name, sources) else _sources_named(name, sources)
+            if len(whose) > 1:  # one provider's one source is that source: no doubt there
+                raise UsageError(
+                    f"{cut(name)} is a provider of {len(whose)} sources ({', '.join(whose)}): "
+                    "name each source whose moves are accepted, not its provider"
+                )
     named = list(dict.fromkeys(n for name in names for n in _sources_named(name, sources)))
     unknown = [n for n in named if n not in sources]
     if unknown:

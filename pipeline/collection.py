@@ -117,7 +117,11 @@ def collect(
                 accept_moves=accept_moves,
             )
     chosen = select_sources(sources)
-    accept = frozenset(s.name for s in select_sources(accept_moves)) if accept_moves else NONE
+    accept = (
+        frozenset(s.name for s in select_sources(accept_moves, providers=False))
+        if accept_moves
+        else NONE
+    )
     check_source_settings(settings, chosen)
     if replay and pending:
         raise UsageError(

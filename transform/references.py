@@ -110,6 +110,8 @@ _SUFFIXES = (
 # What names a release or a mixture's shape rather than the model: a release tag (Qwen's
 # '-2507', DeepSeek's '-0528': year and month; Mistral's '-v0.1'), new weights of the same
 # layers, and Llama 4's active parameters and experts ('-17B-16E'), which its name already is.
+# Hugging Face's own bound on a repository's name: longer is no id, and is not cut.
+LONGEST_ID = 96
 _RELEASE = re.compile(r"-(\d{4}|v\d+(?:\.\d+)*)$")
 _SHAPE = re.compile(r"-\d+b-\d+e$")
 
@@ -141,17 +143,22 @@ def name_cut(name: str) -> tuple[str, str | None, tuple[str, ...]]:
     '-instruct', '-fp8')). A version tag is the model's own where nothing numbered is left
     without it: 'DeepSeek-V3-0324' -> ('deepseek-v3', '0324', ())."""
     model, cut, release = normalise_model(name.rsplit("/", 1)[-1]), "", None
-    parts: list[str] = []
+    if len(model) > LONGEST_ID:  # no id's: cut a pass a suffix, a long name took a minute
+        return model, None, ()
+    cut_off: list[str] = []  # the parts cut, last first
     while cut != model:  # '-instruct-2507-fp8': each suffix, in any order
         cut = model
         for suffix in _SUFFIXES:
             if model.endswith(suffix):
-                model, parts = model.removesuffix(suffix), [suffix, *parts]
+                model = model.removesuffix(suffix)
+                cut_off.append(suffix)
         tag = _RELEASE.search(model)
         if tag and (tag[1][0] != "v" or re.search(r"\d", model[: tag.start()])):
             model, release = model[: tag.start()], tag[1]
         if shape := _SHAPE.search(model):
-            model, parts = model[: shape.start()], [shape[0], *parts]
+            model = model[: shape.start()]
+            cut_off.append(shape[0])
+    parts = cut_off[::-1]
     if model.startswith("meta-"):
         model, parts = model.removeprefix("meta-"), ["meta-", *parts]
     return model, release, tuple(parts)

@@ -711,7 +711,8 @@ def test_a_hugging_face_id_is_read_as_the_model_it_holds(db, fresh_db, tmp_path)
     table = chipcost("cost", "--workload", "inference", "--model", amd, "--wide", "--db", str(db))
     said = " ".join(table.stdout.split())
     assert (
-        "amd/Llama-3.3-70B-Instruct-FP8-KV is a Hugging Face id of llama-3.3-70b, answered with "
+        "amd/Llama-3.3-70B-Instruct-FP8-KV is a Hugging Face id of llama-3.3-70b (FP8 not asked "
+        "of the figures: --precision fp8 asks it), answered with "
         "the figures of llama-3-70b, the model it stands for" in said
     ), said
     added = chipcost(

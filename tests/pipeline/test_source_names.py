@@ -56,3 +56,15 @@ def test_a_source_is_still_itself_and_each_is_run_once():
 def test_a_name_of_neither_is_still_refused():
     with pytest.raises(UsageError, match=r"unknown source Together A: choose from "):
         select_sources(["Together A"])
+
+
+def test_moves_are_accepted_of_a_source_named_not_of_a_provider():
+    """--accept-moves lifts the hold on a run whose prices moved as a unit or layout change
+    would: 'aws' waived it for all seven AWS sources where one alert named aws-spot. A
+    provider of one source is that source."""
+    with pytest.raises(UsageError, match=r"^aws is a provider of 7 sources \(aws-bulk, "):
+        select_sources(["aws"], providers=False)
+    assert _names(["aws-spot"]) == ["aws-spot"]
+    assert [s.name for s in select_sources(["Together AI"], providers=False)] == [
+        "together-clusters"
+    ]

@@ -59,7 +59,8 @@ def con(tmp_path_factory):
             "Qwen3-235B-A22B-Instruct-2507-FP8",
             "qwen3-235b-a22b",
             "Qwen3-235B-A22B-Instruct-2507-FP8 is qwen3-235b-a22b (its -instruct and -fp8 cut: "
-            "the same layers; release 2507: new weights of its layers, read with its figures)",
+            "the same layers; FP8 not asked of the figures: --precision fp8 asks it; release "
+            "2507: new weights of its layers, read with its figures)",
         ),
         # on b4f20479 'deepseek-v3' lost its version to the release cut: 'no model deepseek'
         (
@@ -139,3 +140,28 @@ def test_cost_answers_the_name_as_the_id_with_its_organisation(sample):
     )
     header = chipcost("cost", "--model", "Llama-3.1-405B-Instruct", *asked).stdout.splitlines()[0]
     assert "MLPerf Server's 175 ms per output token for Llama 3.1 405B" in header, header
+
+
+def test_a_precision_in_a_name_is_said_not_asked_of_the_figures(con):
+    """llama-3-70b-fp8 was answered at every precision's figures (FP4 MLPerf ones among them)
+    with only 'its -fp8 cut: the same layers': the precision a name stores its weights in is
+    not the figures' unless --precision asks it, and the note says so, with or without the
+    organisation."""
+    assert resolve_model(con, "llama-3-70b-fp8") == (
+        "llama-3-70b",
+        "llama-3-70b-fp8 is llama-3-70b (its -fp8 cut: the same layers; FP8 not asked of the "
+        "figures: --precision fp8 asks it)",
+    )
+    _, note = resolve_model(con, "meta-llama/Llama-3.3-70B-Instruct-FP8")
+    assert "(FP8 not asked of the figures: --precision fp8 asks it)" in str(note)
+
+
+def test_a_name_longer_than_any_hugging_face_id_is_not_cut():
+    """Cut a suffix a pass, a name of 120,000 characters took 43 s to refuse (docs/
+    operations.md: refused at once); past Hugging Face's bound on a name it is no id."""
+    from chipcost.transform.references import LONGEST_ID, name_cut
+
+    long = "llama" + "-it" * 40_000
+    assert name_cut(long) == (long, None, ())
+    assert name_cut("llama-3-70b" + "-it" * 20)[0] == "llama-3-70b"  # an id's length: cut
+    assert len("llama-3-70b" + "-it" * 20) <= LONGEST_ID

@@ -48,8 +48,9 @@ def test_cost_says_the_release_it_read(tmp_path):
         con.close()
     assert model == "qwen3-235b-a22b"
     assert note == (
-        "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 is a Hugging Face id of qwen3-235b-a22b (release "
-        "2507: new weights of its layers, read with its figures)"
+        "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 is a Hugging Face id of qwen3-235b-a22b (FP8 not "
+        "asked of the figures: --precision fp8 asks it; release 2507: new weights of its layers, "
+        "read with its figures)"
     )
 
 
