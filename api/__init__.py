@@ -207,12 +207,12 @@ def prices(**asked: Any) -> pl.DataFrame:
     --format json` writes. by="offer" (or
     none) is every offer, as above.
     """
-    from chipcost.reads.price_glance import every_offer, glance_rows
+    from chipcost.reads.price_glance import every_offer, glanced
 
     if every_offer(asked["by"]):
         return answers.prices(asked, api=True).found.frame  # type: ignore[union-attr]
     found = answers.prices(asked, api=True, rows=True).found
-    rows = glance_rows(
+    glance = glanced(
         found.rows,  # type: ignore[union-attr]
         asked["by"],
         "hour",
@@ -221,7 +221,7 @@ def prices(**asked: Any) -> pl.DataFrame:
         currency=found.mine.currency,
         mine=found.mine,  # your discounts and rates: each price's list price beside it
     )
-    return pl.DataFrame(rows, infer_schema_length=None)
+    return pl.DataFrame([g.row for g in glance], infer_schema_length=None)
 
 
 @_answers(asks.cost)

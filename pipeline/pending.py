@@ -88,16 +88,11 @@ def note_source(
     its marker as it happens. Nothing where the run has no marker (cleared, or none made);
     never raises: a marker that cannot be rewritten (a full disk) is said in the log, and the
     run loaded from it then says less of that source."""
-    marker = settings.data_dir / PENDING_DIR / f"{stamp}.json"
+    marker = _marker(settings, stamp)
     with _WRITING:
-        try:
-            body = json.loads(marker.read_text("utf-8"))
-        except (OSError, ValueError):
+        if (body := _read(marker)) is None:
             return
-        if not isinstance(body, dict):
-            return
-        sources = body.get("sources")
-        body["sources"] = sources = sources if isinstance(sources, dict) else {}
+        body["sources"] = sources = _sources(body) or {}
         sources[source] = {"status": status, "message": message, "stopped": stopped}
         try:
             _write(marker, body)
@@ -109,14 +104,9 @@ def note_stop(settings: Settings, stamp: str) -> None:
     """The live run was stopped (a signal) while its fetches ran: each source of its marker
     without an outcome yet is marked stopped, begun or not. A fetch that still ends after it
     notes its own outcome over this."""
-    marker = settings.data_dir / PENDING_DIR / f"{stamp}.json"
+    marker = _marker(settings, stamp)
     with _WRITING:
-        try:
-            body = json.loads(marker.read_text("utf-8"))
-        except (OSError, ValueError):
-            return
-        sources = body.get("sources") if isinstance(body, dict) else None
-        if not isinstance(sources, dict):
+        if (body := _read(marker)) is None or (sources := _sources(body)) is None:
             return
         for entry in sources.values():
             if isinstance(entry, dict) and entry.get("status") in (ASKED, BEGUN):
@@ -130,12 +120,8 @@ def note_stop(settings: Settings, stamp: str) -> None:
 def outcomes(settings: Settings, stamp: str) -> dict[str, Outcome]:
     """Each source of a pending run as its marker keeps it; none of a marker written before
     markers kept them (or not readable)."""
-    try:
-        body = json.loads((settings.data_dir / PENDING_DIR / f"{stamp}.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    sources = body.get("sources") if isinstance(body, dict) else None
-    if not isinstance(sources, dict):
+    body = _read(_marker(settings, stamp))
+    if body is None or (sources := _sources(body)) is None:
         return {}
     return {
         str(name): Outcome(
@@ -146,6 +132,27 @@ def outcomes(settings: Settings, stamp: str) -> dict[str, Outcome]:
         for name, entry in sources.items()
         if isinstance(entry, dict)
     }
+
+
+def _marker(settings: Settings, stamp: str) -> Path:
+    """A run's marker, named without _markers' check of its folder: what reads or notes in it
+    never raises."""
+    return settings.data_dir / PENDING_DIR / f"{stamp}.json"
+
+
+def _read(marker: Path) -> dict | None:
+    """The marker's JSON object; None where it is gone, unreadable or not an object."""
+    try:
+        body = json.loads(marker.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _sources(body: dict) -> dict | None:
+    """The marker's sources and what each met; None in a marker written before it kept them."""
+    sources = body.get("sources")
+    return sources if isinstance(sources, dict) else None
 
 
 def clear_pending(settings: Settings, stamp: str) -> None:

@@ -220,11 +220,6 @@ def _released(release: str) -> str:
     return f"release {release}: new weights of its layers, read with its figures"
 
 
-# The parts of a name that say how its weights are stored: the same layers, but a precision
-# the figures are asked at only with --precision (a name does not pick the figures' precision).
-_STORED = re.compile(r"^-(fp8.*|nvfp4|fp4|mxfp4|awq|gptq|int4|int8|w8a8|w4a16|bf16)$")
-
-
 def _read_as(parts: tuple[str, ...], release: str | None) -> list[str]:
     """How a name without its organisation was read: 'its -instruct cut: the same layers',
     'release 2507: new weights of its layers, read with its figures', and of a storage
@@ -237,9 +232,10 @@ def _not_asked(parts: tuple[str, ...]) -> list[str]:
     """'FP8 not asked of the figures: --precision fp8 asks it', of each storage precision a
     name's cut parts hold."""
     from chipcost.core.questions import COMMAND_LINE
+    from chipcost.transform.references import STORED_AS
 
     stored = dict.fromkeys(  # '-fp8-kv' and '-fp8' are both FP8 weights
-        part.removeprefix("-").split("-")[0] for part in parts if _STORED.match(part)
+        part.removeprefix("-").split("-")[0] for part in parts if part in STORED_AS
     )
     return [
         f"{kind.upper()} not asked of the figures: {COMMAND_LINE.name('precision')} {kind} asks it"

@@ -260,23 +260,6 @@ def glanced(
     ]
 
 
-def glance_rows(
-    rows: Sequence[Mapping[str, object]],
-    by: str,
-    per: str,
-    *,
-    said: str,
-    regions_asked: bool = False,
-    currency: str | None = None,
-    mine: YourPrices | None = None,
-) -> list[dict]:
-    """glanced's rows alone: what `prices(by=)` returns."""
-    found = glanced(
-        rows, by, per, said=said, regions_asked=regions_asked, currency=currency, mine=mine
-    )
-    return [g.row for g in found]
-
-
 def glance_columns(
     by: str,
     per: str,
@@ -285,7 +268,7 @@ def glance_columns(
     currency: str | None = None,
     mine: YourPrices | None = None,
 ) -> list[str]:
-    """The fields of glance_rows' rows, in order, with none to hold them too (the header of an
+    """The fields of glanced's rows, in order, with none to hold them too (the header of an
     empty csv): by chip, the cheapest offer's, where and when it was read; by provider or
     region, the kinds' side by side; the marks `estimate` (`estimated`: the kinds that are),
     `spot_doubt`, `gpu_alone` and `sample`; where `mine` adjusted the prices, each one's list

@@ -100,11 +100,13 @@ def model_standing(name: str) -> tuple[str, str | None]:
 # of the weights ('-Instruct', '-Chat', '-it', '-Thinking', '-Base'), Meta's '-hf' (its weights
 # in the Hugging Face format) and the format they are stored in ('-FP8', '-AWQ': a
 # precision, which each figure names).
-_SUFFIXES = (
-    "-instruct", "-chat", "-it", "-thinking", "-base", "-hf",
+# The formats the weights are stored in: a precision the figures are asked at only by
+# --precision (reads/cost_asked.py says so of a name that holds one).
+STORED_AS = (
     "-fp8-kv", "-fp8-dynamic", "-fp8", "-nvfp4", "-fp4", "-mxfp4",
     "-awq", "-gptq", "-int4", "-int8", "-w8a8", "-w4a16", "-bf16",
 )  # fmt: skip
+_SUFFIXES = ("-instruct", "-chat", "-it", "-thinking", "-base", "-hf", *STORED_AS)
 
 
 # What names a release or a mixture's shape rather than the model: a release tag (Qwen's
