@@ -18,7 +18,17 @@ from chipcost.extract._codings import ENCODINGS, Corrupt, CutShort, Decoder, dec
 if TYPE_CHECKING:  # imported where a request is made: a replay only parses, never fetches
     import httpx
 
-__all__ = ["ENCODINGS", "Bounds", "CutShort", "Refused", "decoded", "ends_html", "whole"]
+__all__ = [
+    "ENCODINGS",
+    "LONGER",
+    "Bounds",
+    "CutShort",
+    "Longer",
+    "Refused",
+    "decoded",
+    "ends_html",
+    "whole",
+]
 
 # One response, connect to last byte: a server sending a byte every few seconds never trips
 # the per-read timeout, so the whole body has a deadline of its own.
@@ -44,6 +54,20 @@ MISLABELLED = (
 )
 
 
+class Longer(CutShort):
+    """A body that came longer than its Content-Length said: httpx reads a body to its length
+    and drops the rest unseen, so its first bytes would load as the whole price list (a gzip
+    one's were said as a body cut short). Retried and failed as a cut is, nothing of it
+    archived (extract/_http.py), and said as what it is."""
+
+
+# What to do about an answer longer than its Content-Length.
+LONGER = (
+    "the provider's server (or a proxy before it) sent a malformed answer: nothing of it is "
+    "loaded; run again later (the source's next run retries it); report it if it lasts"
+)
+
+
 @dataclass(frozen=True)
 class Bounds:
     """What a fetch's answers may come to, decoded: one answer (CHIPCOST_ANSWER_MAX_MB), and
@@ -66,9 +90,10 @@ def whole(
 ) -> httpx.Response:
     """`response` (streamed, sent at `started`) rebuilt on its whole, decoded body; `check`
     raises when the fetch must stop. OverLimit past a bound, httpx.ReadTimeout past the
-    body's deadline, CutShort when it did not arrive whole, Refused when it did but is not
-    what its Content-Encoding says. A success's decoded bytes stay counted in the shared
-    budgets; anything else's are given back."""
+    body's deadline, CutShort when it did not arrive whole (Longer when more came than its
+    Content-Length said), Refused when it did but is not what its Content-Encoding says. A
+    success's decoded bytes stay counted in the shared budgets; anything else's are given
+    back."""
     import httpx  # imported when a source fetches: a replay only parses
 
     answer = bounds.one_answer()
@@ -104,7 +129,8 @@ def _read(
     budgets: list[ByteBudget],
 ) -> bytes:
     """The body decoded as it arrives, each piece counted in `budgets` before it is held; a
-    connection that fails once the answer began is CutShort, saying how much came."""
+    connection that fails once the answer began is CutShort, saying how much came; bytes past
+    its Content-Length are Longer."""
     import httpx  # imported when a source fetches: a replay only parses
 
     length = digits(response.headers.get("Content-Length", ""))
@@ -142,6 +168,8 @@ def _read(
         raise _cut(response, sent, length, exc) from exc
     if length is not None and length != sent:  # a stream that ended without httpx's word
         raise _cut(response, sent, length)
+    if length is not None and (past := _past_length(response)) is not None:
+        raise _longer(response, length, *past)
     if corrupt is not None:
         raise _mislabelled(response, where, coding, corrupt, b"".join(raw))
     decoder.end()
@@ -165,6 +193,39 @@ def _received(response: httpx.Response, sent: int, length: int | None) -> str:
     if "chunked" in response.headers.get("Transfer-Encoding", "").lower():
         return f"{sent:,} bytes of a chunked body came, never its last chunk"
     return f"{sent:,} bytes came (no Content-Length said how many to expect)"
+
+
+def _longer(response: httpx.Response, length: int, past: int, closed: bool) -> Longer:
+    """A body that came with `past` bytes more than its Content-Length said: 'body longer than
+    its Content-Length: 500 bytes said, at least 1,049 came' ('1,049 came' where the server
+    had closed the connection after them, so no more came)."""
+    # Its connection is not used again: the bytes past the answer, still held, would be read
+    # as the next answer's status line, the retry's said as 'a form that is not HTTP'.
+    network = response.extensions.get("network_stream")
+    if network is not None:
+        network.close()
+    came = f"{length + past:,} came" if closed else f"at least {length + past:,} came"
+    return Longer(f"body longer than its Content-Length: {length:,} bytes said, {came}")
+
+
+def _past_length(response: httpx.Response) -> tuple[int, bool] | None:
+    """How many bytes came past a body's Content-Length, and whether the server had closed
+    the connection after them; None when none had. They are what the answer's HTTP/1.1
+    connection (h11's, under httpcore) holds received past it; a transport without one (HTTP/2,
+    a test's in memory) shows none, nor are bytes seen that reach the socket after its last
+    read of the body."""
+    stream: Any = response.stream
+    # httpx's stream, its transport's, the connection pool's, the connection's own
+    for _ in range(8):
+        state = getattr(getattr(stream, "_connection", None), "_h11_state", None)
+        held = getattr(state, "trailing_data", None)
+        if held is not None:
+            data, closed = held
+            return (len(data), bool(closed)) if data else None
+        stream = getattr(stream, "_stream", None) or getattr(stream, "_httpcore_stream", None)
+        if stream is None:
+            return None
+    return None
 
 
 def _said(exc: BaseException) -> str:

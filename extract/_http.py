@@ -25,8 +25,10 @@ from chipcost.core.version import __version__
 from chipcost.extract._body import (
     ENCODINGS,
     ERROR_BODY_BYTES,
+    LONGER,
     Bounds,
     CutShort,
+    Longer,
     Refused,
     digits,
     whole,
@@ -425,6 +427,8 @@ def _failed(client: HttpClient, met: BaseException | httpx.Response) -> tuple[st
         return f"answered {status_text(met, client.secrets)}", advice_for(client, met)
     if isinstance(met, httpx.TimeoutException):
         return f"timed out ({type(met).__name__})", SLOW
+    if isinstance(met, Longer):  # no cut: more came than the answer said
+        return f"sent more than it said ({met})", LONGER
     if isinstance(met, CutShort):
         return f"sent an incomplete response ({met})", CUT
     if isinstance(met, httpx.RemoteProtocolError):  # a status or header line HTTP forbids

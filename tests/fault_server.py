@@ -68,6 +68,22 @@ def cut(body: bytes, keep: int) -> Answer:
     return answer
 
 
+def longer(body: bytes, said: int, headers: dict[str, str] | None = None) -> Answer:
+    """Say a Content-Length of `said` bytes and send all of `body`, more, in one write; the
+    connection kept open, as a server's that would answer again on it."""
+
+    def answer(handler: BaseHTTPRequestHandler, stop: threading.Event) -> None:
+        handler.send_response(200)
+        for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", str(said))
+        handler.end_headers()
+        handler.wfile.write(body)
+        handler.wfile.flush()
+
+    return answer
+
+
 def drip(body: bytes, every: float, length: int | None = None) -> Answer:
     """Promise `length` bytes (the body's, or None: no Content-Length) and send one byte every
     `every` seconds: never a read timeout, never a whole body in reasonable time."""

@@ -25,7 +25,7 @@ from chipcost.core.errors import SourceError
 from chipcost.extract import _body, _http
 from chipcost.extract.aws._files import get_bytes
 from tests.fault_server import cut as short_of_length
-from tests.fault_server import fault_server, respond
+from tests.fault_server import fault_server, longer, respond
 from tests.paths import FIXTURES
 from tests.sources import context
 
@@ -199,6 +199,43 @@ def test_a_stream_ended_short_of_its_length_is_said_as_every_cut():
     with pytest.raises(_body.CutShort) as cut:
         _body.whole(response, str(request.url), lambda where: None, lambda: 0.0, 0.0)
     assert str(cut.value) == "body cut short: 21,618 of 43,237 bytes came"
+
+
+LONGER = {
+    "plain JSON": (METAL, 500, {}),
+    "gzip": (gzip.compress(METAL), 200, {"Content-Encoding": "gzip"}),
+    "an HTML page": (PAGE, len(PAGE) // 2, {"Content-Type": "text/html"}),
+}
+
+
+@pytest.mark.parametrize(("body", "said", "headers"), LONGER.values(), ids=LONGER)
+def test_a_body_longer_than_its_length_is_said_as_such_not_as_a_cut(tmp_path, body, said, headers):
+    """On 7a252c44 httpx read a body to its Content-Length and dropped the rest unseen: plain
+    JSON's first 500 bytes were archived as the whole answer, a gzip body and an HTML page so
+    cut were 'an incomplete response (gzip body cut short or corrupt ...)', 'HTML page cut
+    short', '... the connection was cut mid-answer', the words of a body shorter than said."""
+    with fault_server(longer(body, said, headers)) as server:
+        with pytest.raises(SourceError) as failed:
+            served(tmp_path, server)
+        assert len(server.requests) == _http.MAX_ATTEMPTS  # retried as a cut is
+    message = str(failed.value)
+    assert message.startswith(
+        f"vultr: GET {server.url}/v2/plans-metal sent more than it said (body longer than its "
+        f"Content-Length: {said:,} bytes said, at least {len(body):,} came); gave up after 5 "
+    ), message
+    assert message.endswith(_body.LONGER) and "run again later (the source's next run" in message
+    assert "incomplete" not in message and "cut" not in message and "not HTTP" not in message
+    assert not list(tmp_path.rglob("*.json*")) and not list(tmp_path.rglob("*.gz"))
+
+
+def test_a_connection_that_sent_past_its_length_is_not_used_again(tmp_path):
+    """The retry meets the server's next answer: on 7a252c44 the bytes past the first were
+    read, on the connection kept for reuse, as the retry's status line (RemoteProtocolError),
+    an attempt spent and, were it the last, said as 'answered in a form that is not HTTP'."""
+    with fault_server(longer(METAL, 500), respond(200, METAL)) as server:
+        payload = served(tmp_path, server)
+        assert len(server.requests) == 2
+    assert payload.data == METAL
 
 
 def test_an_error_answer_cut_short_is_still_its_status(tmp_path):
