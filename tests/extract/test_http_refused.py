@@ -29,6 +29,8 @@ from tests.paths import FIXTURES
 from tests.sources import STAMP, context
 
 METAL = (FIXTURES / "vultr" / "plans-metal.json").read_bytes()
+# Its trailer says 7 bytes more than it decodes to: whole by its length, no cut.
+WRONG_SIZE = gzip.compress(METAL)[:-4] + (len(METAL) + 7).to_bytes(4, "little")
 CHALLENGE = (
     b"<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>"
     + b"<p>Checking your browser</p>" * 40
@@ -86,8 +88,9 @@ def chunked(body: bytes, headers: dict[str, str]):
         (zlib.compress(METAL), "gzip", lengthed),  # zlib's wrapper labelled gzip
         (gzip.compress(METAL), "gzip, gzip", lengthed),  # one gzip labelled two
         (METAL, "gzip", chunked),  # whole by its last chunk, not its length
+        (WRONG_SIZE, "gzip", lengthed),  # a gzip whose trailer's size is not what it decodes to
     ],
-    ids=["plain-as-gzip", "zlib-as-gzip", "gzip-gzip-over-one", "chunked"],
+    ids=["plain-as-gzip", "zlib-as-gzip", "gzip-gzip-over-one", "chunked", "gzip-wrong-size"],
 )
 def test_a_whole_body_its_coding_does_not_describe_fails_once_and_is_archived_raw(
     tmp_path, sent, label, whole
