@@ -18,7 +18,14 @@ SIGNIFICANT = 6
 # rounds it once, as the command line rounds the stored value. Cut to six digits first, it was
 # rounded twice: 0.6902499242 became 0.69025, shown 0.6903 where `chipcost prices` says 0.6902
 # (120 hourly prices of the sample, 237 per month, 1,080 per year).
-PRICES = ("price_per_chip_hour", "price_per_hour", "upfront", "list_price_per_chip_hour_usd")
+PRICES = (
+    "price_per_chip_hour",
+    "price_per_hour",
+    "upfront",
+    "list_price_per_chip_hour_usd",
+    "stated_price_per_chip_hour",
+    "stated_price_per_hour",
+)
 
 
 def significant(value: float | int | None) -> float | int | None:

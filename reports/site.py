@@ -13,10 +13,11 @@ import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.figures import DEFAULT_SPEED
-from chipcost.core.frames import spreadsheet_safe
+from chipcost.core.frames import frame_of, spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.settings import DEFAULT_STALE_DAYS, Warehouse, environment
 from chipcost.core.version import __version__
+from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
 from chipcost.reads.price_notes import left_out_words, unconverted_words
 from chipcost.reads.your_prices import YourPrices, for_read
@@ -34,6 +35,10 @@ from chipcost.warehouse.history import daily_cheapest, daily_unrated
 from chipcost.warehouse.offers import chosen_throughput, current_offers
 from chipcost.warehouse.reader import open_reader
 
+# The price as its provider states it, in stated_currency, per chip-hour and per instance-hour:
+# the figure a converted price was converted from (OVHcloud's a10-45: 0.76 EUR, 0.819204 USD),
+# the list price, before your discounts.
+STATED = ("stated_price_per_chip_hour", "stated_price_per_hour")
 # The columns each offer carries in the page, offers.json and offers.csv, in this order.
 COLUMNS = (
     "chip",
@@ -60,13 +65,30 @@ COLUMNS = (
     # After the host, so that the columns before it keep their places in offers.csv: why a
     # spot price is doubtful (not below its offer's on-demand price), as `prices` marks it '(!)'.
     "spot_doubt",
-    # Last, for the same reason: the currency its provider states the price in (OVHcloud's
+    # Then, for the same reason: the currency its provider states the price in (OVHcloud's
     # 0.76 EUR is 0.819204 USD at the ECB rate of its day), and the prices' own (US dollars
-    # unless --currency; after your prices' columns, the last of all): the file says what its
-    # numbers are in.
+    # unless --currency; after your prices' columns): the file says what its numbers are in.
     "stated_currency",
     "currency",
+    # After the currency, so that every column before it keeps its place: the price as its
+    # provider states it (STATED).
+    *STATED,
 )
+# Each current offer's price as stored, in the currency its provider states it in (the views
+# read it in US dollars, price_history_usd), by HISTORY_KEY, which a load keeps one open row of
+# (a run repeating an offer key is refused at validation). Rows loaded around that check (a
+# test's) that disagree on a key's price state none of them, never one chosen at random.
+_STATED = f"""
+    SELECT {", ".join(HISTORY_KEY)},
+        CASE WHEN min(per_chip) = max(per_chip) THEN min(per_chip) END AS {STATED[0]},
+        CASE WHEN min(per_hour) = max(per_hour) THEN min(per_hour) END AS {STATED[1]}
+    FROM (
+        SELECT *, per_chip_hour(price_per_hour, chip_count) AS per_chip,
+            price_per_hour AS per_hour
+        FROM price_history WHERE valid_to IS NULL
+    )
+    GROUP BY ALL
+"""
 DEFAULT_MODEL = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12
 
@@ -91,6 +113,9 @@ def _read(
     try:
         mine = for_read(con, currency, list_prices)
         offers = current_offers(con, mine.converting).with_columns(offer_label=offer_label())
+        offers = offers.join(
+            frame_of(con.sql(_STATED)), on=HISTORY_KEY, how="left", maintain_order="left"
+        )
         offers = mine.frame(offers)
         if "currency" not in offers.columns:  # your prices name it; list prices are in USD
             offers = offers.with_columns(currency=pl.lit(mine.currency, dtype=pl.String))
@@ -233,8 +258,8 @@ def offer_columns(offers: pl.DataFrame) -> tuple[str, ...]:
     """COLUMNS, and with your prices the list price kept and the discount applied before the
     currency."""
     extra = ("list_price_per_chip_hour_usd", "discount")
-    own = tuple(c for c in COLUMNS if c != "currency")
-    return own + tuple(c for c in extra if c in offers.columns) + ("currency",)
+    at = COLUMNS.index("currency")
+    return COLUMNS[:at] + tuple(c for c in extra if c in offers.columns) + COLUMNS[at:]
 
 
 def site_data(offers: pl.DataFrame, throughput: pl.DataFrame, meta: dict) -> dict:

@@ -276,6 +276,14 @@ def sample_explorer(tmp_path_factory):
     return str(db), json.loads((root / "site" / "offers.json").read_text())
 
 
+@pytest.fixture(scope="module")
+def sample_explorer_eur(sample_explorer):
+    """The sample's explorer with --currency EUR: the rows of its offers.csv."""
+    db, _ = sample_explorer
+    write_site(db, Path(db).parent / "eur", currency="EUR")
+    return list(csv.DictReader((Path(db).parent / "eur" / "offers.csv").open()))
+
+
 def test_one_offer_is_counted_in_the_singular(tmp_path):
     """The command and the page said "1 offers of 1 chips" of a warehouse of one offer."""
     db = warehouse(tmp_path / "w.duckdb", [run_of([record()], day(0))])
@@ -341,22 +349,21 @@ def test_the_files_hold_each_price_as_stored(sample_explorer):
 
 
 def test_offers_csv_says_the_currency_of_its_prices_and_the_one_each_is_stated_in(
-    sample_explorer, tmp_path
+    sample_explorer, sample_explorer_eur
 ):
     """offers.csv named no currency: OVHcloud's a10-45 was 0.819204, a conversion to US
-    dollars of its 0.76 EUR, with nothing to say so. Its last column names the prices'
+    dollars of its 0.76 EUR, with nothing to say so. Its `currency` column names the prices'
     currency, and `stated_currency` the provider's; with --currency EUR the list price stays
-    beside them in US dollars."""
+    beside them in US dollars (the prices as stated after them: the next test)."""
     db, _ = sample_explorer
     rows = list(csv.DictReader((Path(db).parent / "site" / "offers.csv").open()))
-    assert list(rows[0])[-2:] == ["stated_currency", "currency"]
+    assert list(rows[0])[-4:-2] == ["stated_currency", "currency"]
     assert {r["currency"] for r in rows} == {"USD"}
     (a10,) = [r for r in rows if (r["provider"], r["instance_type"]) == ("ovhcloud", "a10-45")]
     assert (a10["price_per_chip_hour"], a10["stated_currency"]) == ("0.819204", "EUR")
     assert {r["stated_currency"] for r in rows if r["provider"] == "aws"} == {"USD"}
-    write_site(db, tmp_path / "eur", currency="EUR")
-    rows = list(csv.DictReader((tmp_path / "eur" / "offers.csv").open()))
-    assert list(rows[0])[-3:] == ["stated_currency", "list_price_per_chip_hour_usd", "currency"]
+    rows = sample_explorer_eur
+    assert list(rows[0])[-5:-2] == ["stated_currency", "list_price_per_chip_hour_usd", "currency"]
     (a10,) = [r for r in rows if (r["provider"], r["instance_type"]) == ("ovhcloud", "a10-45")]
     assert (a10["price_per_chip_hour"], a10["stated_currency"], a10["currency"]) == (
         "0.76", "EUR", "EUR",
@@ -388,4 +395,44 @@ def test_the_count_of_offers_says_what_it_counts(sample_explorer):
         and " (each spot zone once, not again as its region's cheapest; not shown: "
         f"{unknown} offers whose GPU names no chip chipcost knows, which <code>chipcost sql"
         in page
+    )
+
+
+def test_the_files_carry_each_price_as_its_provider_states_it(sample_explorer, sample_explorer_eur):
+    """offers.csv and offers.json said OVHcloud's a10-45 was stated in EUR, but held only
+    0.819204 USD, its conversion: not the provider's 0.76 to check it against. Each offer
+    carries its price as stated, per chip-hour and per instance-hour, after the currency (the
+    columns before it keep their places); a price stated in US dollars is the price itself."""
+    db, data = sample_explorer
+    rows = list(csv.DictReader((Path(db).parent / "site" / "offers.csv").open()))
+    stated = ["stated_price_per_chip_hour", "stated_price_per_hour"]
+    assert list(rows[0])[-4:] == ["stated_currency", "currency", *stated]
+    assert data["columns"] == list(rows[0])
+    eur = {
+        (r["provider"], r["instance_type"]): (r["price_per_chip_hour"], *(r[s] for s in stated))
+        for r in rows
+        if r["stated_currency"] == "EUR"
+    }
+    assert {p for p, _ in eur} == {"ovhcloud", "scaleway", "seeweb"}
+    assert eur[("ovhcloud", "a10-45")] == ("0.819204", "0.76", "0.76")
+    assert eur[("scaleway", "B300-SXM-8-288G")] == ("8.08425", "7.5", "60.0")  # 8 chips
+    usd = [r for r in rows if r["stated_currency"] == "USD"]
+    assert usd and all(
+        (r["price_per_chip_hour"], r["price_per_hour"]) == tuple(r[s] for s in stated) for r in usd
+    )
+    # offers.json holds the same figures, as stored (Scaleway's L40S-1-48G: 1.469916 EUR)
+    held = offer_rows(data)
+    assert [[o[s] for s in stated] for o in held] == [[float(r[s]) for s in stated] for r in rows]
+    # In euros, a price stated in euros is its own figure again; the stated figures stay put.
+    rows = sample_explorer_eur
+    assert list(rows[0])[-5:] == [
+        "stated_currency", "list_price_per_chip_hour_usd", "currency", *stated,
+    ]  # fmt: skip
+    (a10,) = [r for r in rows if (r["provider"], r["instance_type"]) == ("ovhcloud", "a10-45")]
+    assert [a10[c] for c in ("price_per_chip_hour", "currency", *stated)] == [
+        "0.76", "EUR", "0.76", "0.76",
+    ]  # fmt: skip
+    aws = [r for r in rows if r["provider"] == "aws"]
+    assert aws and all(
+        r["stated_price_per_chip_hour"] == r["list_price_per_chip_hour_usd"] for r in aws
     )
