@@ -37,7 +37,7 @@ ESTIMATE_MARK = " est."
 # After a spot price's pricing model: not below its offer's on-demand price (doubt_note).
 DOUBT_MARK = " (!)"
 # Past this many estimates the note names the first ones and counts the rest, and how the
-# table's --wide names each (csv and json name each in their rows: data_note).
+# table's --wide names each (csv and json name each in their rows' estimate_basis).
 _ESTIMATES_LISTED = 4
 _WIDE_EACH = " (--wide shows each)"
 # Plan words shortened in the pricing label (--wide shows them whole): a 45-character
@@ -119,23 +119,27 @@ def where_cell(row: Row) -> str:
     return joined(row, WHERE, {})
 
 
-def doubt_note(rows: Sequence[Row]) -> str:
-    """What the spot prices marked doubtful are ('' when none is)."""
+def doubt_note(rows: Sequence[Row], *, table: bool = True) -> str:
+    """What the spot prices marked doubtful are ('' when none is): under a table after its
+    mark's legend ('(!) = '); csv and json, whose rows say it in spot_doubt, without it."""
     marked = [row for row in rows if row.get("spot_doubt")]
     if not marked:
         return ""
     named = [f"{row['provider']} {row['region']} {row['instance_type']}" for row in marked]
     more = len(named) - _ESTIMATES_LISTED
     return (
-        f"{DOUBT_MARK.strip()} = a spot price not below its offer's on-demand price (no "
-        f"discount: stale or mislabelled at the source; {counted(len(marked), 'row')}): "
+        _legend(DOUBT_MARK, table)
+        + "a spot price not below its offer's on-demand price (no discount: stale or "
+        f"mislabelled at the source; {counted(len(marked), 'row')}): "
         + "; ".join(dict.fromkeys(named[:_ESTIMATES_LISTED]))
         + (f"; and {more:,} more" if more > 0 else "")
     )
 
 
-def estimate_note(rows: Sequence[Row]) -> str:
-    """What the marked prices are and rest on, each basis said once ('' when none is marked)."""
+def estimate_note(rows: Sequence[Row], *, table: bool = True) -> str:
+    """What the marked prices are and rest on, each basis said once ('' when none is marked):
+    under a table after its mark's legend ('est. = '), past the first bases with how --wide
+    names each; csv and json, whose rows say it (estimate, estimate_basis), without either."""
     marked = [row for row in rows if row.get("estimate")]
     if not marked:
         return ""
@@ -146,19 +150,14 @@ def estimate_note(rows: Sequence[Row]) -> str:
     said = [f"{', '.join(names)}: {basis}" for basis, names in offers.items()]
     more = len(said) - _ESTIMATES_LISTED
     return (
-        f"{ESTIMATE_MARK.strip()} = an estimate, no price the provider publishes "
-        f"({counted(len(marked), 'row')}): "
+        _legend(ESTIMATE_MARK, table)
+        + f"an estimate, no price the provider publishes ({counted(len(marked), 'row')}): "
         + "; ".join(said[:_ESTIMATES_LISTED])
-        + (f"; and {more:,} more{_WIDE_EACH}" if more > 0 else "")
+        + (f"; and {more:,} more{_WIDE_EACH if table else ''}" if more > 0 else "")
     )
 
 
-def data_note(note: str) -> str:
-    """A note under a table as csv and json say it on stderr (prices --by, cost, compare):
-    without the legend of a mark their rows do not carry ('(!) = ', 'est. = ': a field says
-    it, spot_doubt, estimate) nor a hint the table alone takes ('(--wide shows each)': each
-    row's estimate_basis says it). A leaning's legend ('~: ...') stays: the rows' words carry
-    its mark."""
-    for mark in (DOUBT_MARK, ESTIMATE_MARK):
-        note = note.removeprefix(f"{mark.strip()} = ")
-    return note.replace(_WIDE_EACH, "")
+def _legend(mark: str, table: bool) -> str:
+    """'(!) = ': what begins a mark's note under a table; nothing in csv and json, whose rows
+    carry no mark (a field says it)."""
+    return f"{mark.strip()} = " if table else ""

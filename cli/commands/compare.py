@@ -25,7 +25,6 @@ from chipcost.cli.price_cells import (
     DOUBT_MARK,
     ESTIMATE_MARK,
     SHORT_NOTE,
-    data_note,
     doubt_note,
 )
 from chipcost.cli.render import shown
@@ -80,9 +79,10 @@ def _compare(**given: Any) -> None:
 
     money = str(result.ranking.header["currency"])
     write_frame(format, with_currency(money_named(result.frame(), money), money))
-    # the notes for people, on stderr as the table prints them under it (docs/cli.md)
-    for note in _said_of(result, headed=False):
-        notices(format).say(f"note: {data_note(note)}")
+    # the notes for people, on stderr as the table prints them under it, worded for the rows
+    # (docs/cli.md)
+    for note in _said_of(result, table=False):
+        notices(format).say(f"note: {note}")
     print_freshness(notices(format), result.ranking.freshness)
 
 
@@ -393,7 +393,7 @@ def print_comparison(console: Screen, result: CompareResult, *, wide: bool = Fal
     print_fitted(console, fitted)
     _evidence(console, result)
     offers = _offers(result)
-    notes = _said_of(result, headed=True)
+    notes = _said_of(result, table=True)
     # one chip where every row's break-even is the same chip's; else each cell names its chip
     needs = _who_needs(result) or "the chip the row names"
     marks = [
@@ -430,15 +430,15 @@ def _offers(result: CompareResult) -> list[CostRow]:
     return [row for line in result.lines for row in (line.a, line.b)]
 
 
-def _said_of(result: CompareResult, *, headed: bool) -> list[str]:
-    """The notes on what the lines rest on, under the table or on stderr beside csv and json:
-    the ranking's (whether an instance holds the model only where one does not; the asked
-    speed only where no heading says it), your discounts, doubtful spot prices, an unheld
-    time to first token."""
+def _said_of(result: CompareResult, *, table: bool) -> list[str]:
+    """The notes on what the lines rest on, under the table (`table`) or on stderr beside csv
+    and json, worded for each: the ranking's (whether an instance holds the model only where
+    one does not; the asked speed only where no heading says it), your discounts, doubtful
+    spot prices, an unheld time to first token."""
     offers = _offers(result)
     fit = all(row.get("fits") is not False for row in offers)
     notes = [note for note in result.notes if not (fit and note.startswith("fits:"))]
-    if headed:  # the asked speed is in the heading, with how to change it
+    if table:  # the asked speed is in its heading, with how to change it
         notes = [note for note in notes if not note.startswith("throughput at")]
     yours = {
         f"{row['chip']} {row['provider']}: {row['discount']}": None
@@ -449,7 +449,7 @@ def _said_of(result: CompareResult, *, headed: bool) -> list[str]:
         notes.append(
             f"prices after your discount ({'; '.join(yours)}); --list-prices for list prices"
         )
-    if doubted := doubt_note(offers):  # the (!) on a price: which spot offers, and why
+    if doubted := doubt_note(offers, table=table):  # which spot offers (the table's (!)), why
         notes.append(doubted)
     derived = any(row.get("throughput_origin") == "derived" for row in offers)
     if result.ranking.header.get("ttft_ms") and derived:

@@ -18,7 +18,6 @@ from chipcost.cli.price_cells import (
     ESTIMATE_MARK,
     SHORT,
     SHORT_NOTE,
-    data_note,
     doubt_note,
     estimate_note,
     pricing_cell,
@@ -67,10 +66,9 @@ def _cost(**given: Any) -> None:
     write_frame(format, with_currency(money_named(ranking.frame(), money), money))
     if ranking.more:
         say_more_rows(notices(format), ranking.more)
-    # the notes for people on stderr, as the table gives them (but the table's own shortening
-    # and the legends of marks the rows do not carry)
-    notes = [data_note(note) for note in footer_notes(ranking, short=False)]
-    print_footer(notices(format), notes, ranking.freshness)
+    # the notes for people on stderr, worded for the rows (the fields that carry what the
+    # table marks), without the table's own shortening
+    print_footer(notices(format), footer_notes(ranking, table=False), ranking.freshness)
 
 
 def pricing_label(row: Mapping[str, object], short: bool = False) -> str:
@@ -351,16 +349,16 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
     print_sources(console, ranking.rows, refs, wide=wide)
     print_set_aside(console, ranking.set_aside)
     short = not wide and shortened(ranking.rows)
-    print_footer(console, footer_notes(ranking, short=short), ranking.freshness)
+    print_footer(console, footer_notes(ranking, table=True, short=short), ranking.freshness)
 
 
-def footer_notes(ranking: CostRanking, *, short: bool) -> list[str]:
+def footer_notes(ranking: CostRanking, *, table: bool, short: bool = False) -> list[str]:
     """The ranking's notes, then what its marks mean (estimated prices, doubtful spot prices,
-    leanings), the table's shortened labels where `short`: under the table, or on stderr
-    beside csv and json."""
+    leanings), the table's shortened labels where `short`: under the table (`table`), or on
+    stderr beside csv and json, worded for their rows' fields."""
     said = [
-        estimate_note(ranking.rows),
-        doubt_note(ranking.rows),
+        estimate_note(ranking.rows, table=table),
+        doubt_note(ranking.rows, table=table),
         *([SHORT_NOTE] if short else []),
     ]
     said += leaning_notes(

@@ -13,7 +13,6 @@ from chipcost.cli.price_cells import (
     DOUBT_MARK,
     ESTIMATE_MARK,
     SHORT_NOTE,
-    data_note,
     doubt_note,
     estimate_note,
     price_text,
@@ -243,25 +242,26 @@ def glance_notes(
     *,
     one_each: bool,
     regions_asked: bool,
-    marked: bool,
+    table: bool,
 ) -> list[str]:
     """What a glance says under its rows, the table's and csv and json's alike (on stderr):
     what your discounts and currency did (`one_each`: each row shows one offer, `--by chip`,
     and the rows applied to are counted), the doubtful spot prices among `offers` (those whose
-    prices the rows show) where the rows do not mark them (csv and json, not `marked`), what
-    the cheapest left out, the prices no rate converts (csv and json name them with the
-    freshness) and the sources that price the GPU alone."""
+    prices the rows show) where no table marks them and says them under it (csv and json, not
+    `table`: their spot_doubt field says it), what the cheapest left out, the prices no rate
+    converts (csv and json name them with the freshness) and the sources that price the GPU
+    alone."""
     from chipcost.reads.price_glance import set_apart_note
     from chipcost.reads.price_notes import unconverted_words
 
-    doubts = "" if marked else data_note(doubt_note(offers))
+    doubts = "" if table else doubt_note(offers, table=False)
     return [
         line
         for line in (
             *found.mine.notes(offers if one_each else ()),
             doubts,
             set_apart_note(found.rows, left_out=True, regions_asked=regions_asked),
-            unconverted_words(found.unconverted) if marked else "",
+            unconverted_words(found.unconverted) if table else "",
             gpu_alone_note(offer.get("source") for offer in offers),
         )
         if line
@@ -307,7 +307,7 @@ def glance_output(
         else:
             print_cheapest(out, rows, per=per, currency=currency, wide=asked["wide"])
         say_more_rows(out, more)
-        for note in glance_notes(found, offers, **said, marked=True):
+        for note in glance_notes(found, offers, **said, table=True):
             print_note(out, note, label=("note:", ""))  # none left out unsaid
         if plain:
             out.say(EVERY_OFFER_LINE.format(count=stored_count(found.rows)))
@@ -316,7 +316,7 @@ def glance_output(
     columns = fields_of(asked, found.mine)
     write_rows(format, columns, [[r[c] for c in columns] for r in rows])
     say_more_rows(notices(format), more)
-    for note in glance_notes(found, offers, **said, marked=False):
+    for note in glance_notes(found, offers, **said, table=False):
         notices(format).say(f"note: {note}")
     # rows have no place for a price no rate converts: named on stderr, in its own currency
     print_freshness(notices(format), found.freshness._replace(unconverted=tuple(found.unconverted)))
