@@ -402,11 +402,13 @@ def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads((out / "offers.json").read_text())
     assert data["currency"] == "EUR"
-    assert data["columns"][-3:] == ["list_price_per_chip_hour_usd", "discount", "currency"]
+    assert data["columns"][-5:-2] == ["list_price_per_chip_hour_usd", "discount", "currency"]
     for row in offer_rows(data):
         listed = row["list_price_per_chip_hour_usd"]
         assert row["price_per_chip_hour"] == pytest.approx(listed * 0.9 / 1.25, rel=1e-5)
         assert row["discount"] == "10% EDP 2026"
+        # the price as its provider states it (US dollars): the list price, before discounts
+        assert (row["stated_currency"], row["stated_price_per_chip_hour"]) == ("USD", listed)
     page = (out / "index.html").read_text()
     assert "<b>Your prices</b>: after your discounts (EDP 2026: aws 10%" in page
     assert "EUR / chip-hour" in page and "list prices in US dollars" in page  # the history
