@@ -1,6 +1,5 @@
 """The explorer's data, compact: each table as columns, text spelled once per distinct value,
-numbers to six significant digits but prices whole; and the rows back from it, for programs and
-tests."""
+numbers as stored; and the rows back from it, for programs and tests."""
 
 from __future__ import annotations
 
@@ -12,20 +11,15 @@ import polars as pl
 from chipcost.core.vocabulary import WHOLE_COUNTS
 
 # Six significant digits drop float noise such as 0.22999999999999998 from a figure the page
-# shows to fewer digits (memory, vCPUs, tokens/s, a rate).
+# says beside the tables (a rate of exchange).
 SIGNIFICANT = 6
-# A price is kept as stored (the shortest text that reads back the same float): the page
-# rounds it once, as the command line rounds the stored value. Cut to six digits first, it was
-# rounded twice: 0.6902499242 became 0.69025, shown 0.6903 where `chipcost prices` says 0.6902
-# (120 hourly prices of the sample, 237 per month, 1,080 per year).
-PRICES = (
-    "price_per_chip_hour",
-    "price_per_hour",
-    "upfront",
-    "list_price_per_chip_hour_usd",
-    "stated_price_per_chip_hour",
-    "stated_price_per_hour",
-)
+# The tables' numbers are kept as stored (the shortest text that reads back the same float),
+# as offers.csv and the command line's csv keep them: the page rounds what it shows once, as
+# the command line rounds the stored value. A price cut to six digits was rounded twice
+# (0.6902499242 became 0.69025, shown 0.6903 where `chipcost prices` says 0.6902); any other
+# figure cut so disagreed with offers.csv and `prices`/`throughput list --format csv` (a
+# slice's chip count 0.333333, a host's 2267.5 GB of RAM for 2267.50390625, a derived
+# 73529.4 tokens/s for 73529.41176470589).
 
 
 def significant(value: float | int | None) -> float | int | None:
@@ -34,20 +28,17 @@ def significant(value: float | int | None) -> float | int | None:
     return value
 
 
-def columnar(
-    frame: pl.DataFrame, phrases: dict[str, str] | None = None, whole: tuple[str, ...] = PRICES
-) -> dict[str, list | dict]:
+def columnar(frame: pl.DataFrame, phrases: dict[str, str] | None = None) -> dict[str, list | dict]:
     """{column: values}: a text column as {"dictionary": distinct values, "codes": an index
-    into them per row (null for null)}, any other column as its values, to SIGNIFICANT digits
-    unless named in `whole` (the prices, kept as stored). A column named in
-    `phrases` is cut at its separator first, each row's code a list of phrase indexes:
+    into them per row (null for null)}, any other column as its values, as stored. A column
+    named in `phrases` is cut at its separator first, each row's code a list of phrase indexes:
     throughput sources repeat their parts (the chip's datasheet, the model card) in new
     combinations, so whole texts are rarely alike and their parts often are."""
     table: dict[str, list | dict] = {}
     for name in frame.columns:
         values = frame[name].to_list()
         if frame[name].dtype != pl.String:
-            table[name] = values if name in whole else [significant(v) for v in values]
+            table[name] = values
             if name in WHOLE_COUNTS:  # 8, not 8.0
                 table[name] = [int(v) if isinstance(v, float) and v.is_integer() else v
                                for v in table[name]]  # fmt: skip

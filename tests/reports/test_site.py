@@ -83,8 +83,9 @@ def test_the_page_is_named_by_a_url_a_browser_opens(tmp_path):
 
 
 def test_offers_json_is_compact(tmp_path):
-    """Text once per distinct value, numbers to six significant digits (0.30000000000000004
-    is 0.3) but prices as stored: the page rounds a price once, as the command line does."""
+    """Text once per distinct value, numbers as stored, as offers.csv and the command line
+    keep them (0.30000000000000004 GB of RAM too): the page rounds what it shows once, as the
+    command line does."""
     offers = [
         record(price_per_hour=0.1 * 3, ram_gb=0.1 * 3, sku=str(i), region=f"r{i % 2}")
         for i in range(4)
@@ -94,7 +95,7 @@ def test_offers_json_is_compact(tmp_path):
     data = json.loads((tmp_path / "out" / "offers.json").read_text())
     region = data["offers"]["region"]
     assert region["dictionary"] == ["r0", "r1"] and sorted(region["codes"]) == [0, 0, 1, 1]
-    assert data["offers"]["ram_gb"] == [0.3] * 4
+    assert data["offers"]["ram_gb"] == [0.1 * 3] * 4
     stored = connect(db, read_only=True)
     try:
         (price,) = {
@@ -106,7 +107,7 @@ def test_offers_json_is_compact(tmp_path):
     assert data["offers"]["interruption"] == {"dictionary": [], "codes": [None] * 4}
     rows = offer_rows(data)
     assert sorted(r["region"] for r in rows) == ["r0", "r0", "r1", "r1"]
-    assert [r["ram_gb"] for r in rows] == [0.3] * 4
+    assert [r["ram_gb"] for r in rows] == [0.1 * 3] * 4
 
 
 def test_formula_like_text_is_defused_in_the_csv(tmp_path):
@@ -436,3 +437,36 @@ def test_the_files_carry_each_price_as_its_provider_states_it(sample_explorer, s
     assert aws and all(
         r["stated_price_per_chip_hour"] == r["list_price_per_chip_hour_usd"] for r in aws
     )
+
+
+def test_the_files_keep_every_figure_the_command_line_keeps(sample_explorer):
+    """offers.json cut every figure but the prices to six digits, so it disagreed with
+    offers.csv beside it and with `chipcost prices` and `throughput list` (--format csv): the
+    Azure A10 slice's chip count 0.333333 (0.3333333333333333: 0.91 an hour is 2.73 a
+    chip-hour, 0.909999 by the file), Vultr's MI300X host 2267.5 GB of RAM (2267.50390625),
+    A10's derived bert-large figure 73529.4 tokens/s (73529.41176470589). Each figure is as
+    stored; the page rounds what it shows."""
+    db, data = sample_explorer
+    rows = list(csv.DictReader((Path(db).parent / "site" / "offers.csv").open()))
+    offers = offer_rows(data)
+    numbers = [c for c in data["columns"] if c != "sample" and isinstance(data["offers"][c], list)]
+    assert {"chip_count", "ram_gb", "price_per_chip_hour"} <= set(numbers)
+    for column in numbers:
+        in_csv = [None if r[column] == "" else float(r[column]) for r in rows]
+        assert [o[column] for o in offers] == in_csv, column
+    held = {(o["provider"], o["instance_type"]): o for o in offers}
+    assert held[("azure", "Standard_NC8ads_A10_v4")]["chip_count"] == 0.3333333333333333
+    assert held[("vultr", "vbm-256c-2048gb-8-mi300x-gpu")]["ram_gb"] == 2267.50390625
+    con = connect(db, read_only=True)
+    try:
+        chosen = chosen_throughput(con)
+    finally:
+        con.close()
+    throughput = offer_rows({"offers": data["throughput"]})
+    for column in ("tokens_per_second_per_chip", "range_low", "range_high", "memory_needed_gb"):
+        assert [t[column] for t in throughput] == chosen[column].to_list(), column
+    (bert,) = [
+        t for t in throughput
+        if (t["chip"], t["model"], t["workload"]) == ("A10", "bert-large", "inference")
+    ]  # fmt: skip
+    assert bert["tokens_per_second_per_chip"] == 73529.41176470589
