@@ -96,8 +96,11 @@ def prices(asked: Mapping[str, Any], *, api: bool = False, rows: bool = False) -
         return PriceAnswer(found, ask, why_empty(con, found.chips, ask) if none else None)
 
 
-def cost(asked: Mapping[str, Any], *, api: bool = False, limit: int = 10**9) -> CostRanking:
-    """The ranking per token of every offer asked for, cheapest first, `limit` rows at most."""
+def cost(
+    asked: Mapping[str, Any], *, api: bool = False, limit: int = 10**9, table: bool = True
+) -> CostRanking:
+    """The ranking per token of every offer asked for, cheapest first, `limit` rows at most;
+    its notes worded for a table, or for csv and json (not `table`)."""
     from chipcost.reads import cost_asked
     from chipcost.reads.cost import rank_cost
 
@@ -106,7 +109,7 @@ def cost(asked: Mapping[str, Any], *, api: bool = False, limit: int = 10**9) -> 
     question = cost_asked.question(checked, voice)
     with reading(checked["db"], asked.get("stale_days"), api=api) as (con, settings):
         ask = cost_asked.ranking(con, checked, voice, limit=limit, stale_days=settings.stale_days)
-        return rank_cost(con, ask, question)
+        return rank_cost(con, ask, question, table=table)
 
 
 def compare(asked: Mapping[str, Any], *, api: bool = False) -> CompareResult:

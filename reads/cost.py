@@ -114,14 +114,47 @@ _COLUMN_TYPES = {
 CAVEATS = ("gpu_alone", "spot_doubt", "lower_bound")
 
 
+def baseline_note(baseline: str, *, table: bool = True) -> str:
+    """How each row is set against the baseline, its break-even and share: under the table,
+    by the marks and words of its cells ('marked *', 'the cell names it', 'of est.
+    elsewhere'); in csv and json, whose rows carry none of them, by the fields that say it
+    (baseline_same_provider false, break_even_for, break_even_share_of)."""
+    elsewhere, names, share = (
+        (
+            "marked *",
+            "the cell names it",
+            "'of est. elsewhere': of its derived estimate at another point, 'elsewhere': of "
+            "its own figure at another point",
+        )
+        if table
+        else (
+            "baseline_same_provider false",
+            "break_even_for names it",
+            "break_even_share_of names it, and where it is at another point",
+        )
+    )
+    return (
+        f"vs {baseline}: the cost per token against {baseline}'s on the same provider, pricing "
+        f"model and term (its cheapest offer there that holds the model); where the row's "
+        f"provider does not offer {baseline} on it, against {baseline}'s cheapest elsewhere, "
+        f"{elsewhere}; blank where it has none; break-even tok/s: what the row's chip must do "
+        f"per chip to cost as little per token, or {baseline} where {names} (the row's chip "
+        f"measured where {baseline} is not); share: of that chip's own figure there (its "
+        f"derived estimate where it is not measured; {share})"
+    )
+
+
 def _baseline(
     offers: list[CostRow],
     ask: Ask,
     question: CostQuestion,
     con: duckdb.DuckDBPyConnection | None = None,
+    *,
+    table: bool = True,
 ) -> tuple[Baseline, list[str]]:
-    """Each row's baseline offer to set it against, and the notes saying how; the errors of
-    a baseline with no offer (where its prices are, when `con` can tell)."""
+    """Each row's baseline offer to set it against, and the notes saying how, worded for the
+    table or (not `table`) for csv and json; the errors of a baseline with no offer (where its
+    prices are, when `con` can tell)."""
     options = baseline_costs(offers, ask.baseline)
     if options:
 
@@ -129,17 +162,7 @@ def _baseline(
             found = options.get((row["pricing_model"], row["term"]))
             return compared_with(found, row["provider"]) if found else None
 
-        return find, [
-            f"vs {ask.baseline}: the cost per token against {ask.baseline}'s on the same "
-            f"provider, pricing model and term (its cheapest offer there that holds the model); "
-            f"where the row's provider does not offer {ask.baseline} on it, against "
-            f"{ask.baseline}'s cheapest elsewhere, marked *; blank where it has none; "
-            f"break-even tok/s: what the row's chip must do per chip to cost as little per "
-            f"token, or {ask.baseline} where the cell names it (the row's chip measured where "
-            f"{ask.baseline} is not); share: of that chip's own figure there (its derived "
-            f"estimate where it is not measured; 'of est. elsewhere': of its derived estimate "
-            f"at another point, 'elsewhere': of its own figure at another point)"
-        ]
+        return find, [baseline_note(ask.baseline, table=table)]
     filtered = any(ask.filters.values()) or ask.max_interruption is not None
     message = (
         f"the baseline {ask.baseline} has no current price with a throughput for {ask.model} "
@@ -179,9 +202,10 @@ def _ranked(
     question: CostQuestion,
     both: list[str],
     evidence: Evidence,
+    table: bool,
 ) -> tuple[list[CostRow], list[str]]:
-    """The ranking's rows with fit, costs, savings and break-even, and the baseline's note;
-    an empty ranking is an error."""
+    """The ranking's rows with fit, costs, savings and break-even, and the baseline's note
+    (worded for the table, or for csv and json: `table`); an empty ranking is an error."""
     # Of the offers alike (ALIKE) only the cheapest are read, after your discounts, the
     # conversion and --max-interruption (which may change which one is cheapest), so the
     # ranking holds rows in the number of chips, providers and terms, not of offers; all are
@@ -197,7 +221,7 @@ def _ranked(
     notes: list[str] = []
     if ask.max_interruption is not None:
         notes = interruption_note(con, ask)
-    baseline, baseline_notes = _baseline(offers, ask, question, con)
+    baseline, baseline_notes = _baseline(offers, ask, question, con, table=table)
     notes += baseline_notes
     chosen = choose(
         offers,
@@ -233,7 +257,7 @@ class CostRanking:
     rows: list[CostRow]
     more: int  # rows beyond the limit, not in `rows`
     set_aside: list[FigureRow]  # reference figures set aside for the shown chips, and why
-    notes: list[str]
+    notes: list[str]  # worded for the output asked: the table, or csv and json (rank_cost)
     freshness: Freshness  # of the sources of the prices shown
     # What the ranking was made from: every figure at the asked speed, the chips with a
     # current price and those with a figure (what taken_from checks a narrower ask against).
@@ -286,10 +310,13 @@ def rank_cost(
     ask: Ask,
     question: CostQuestion,
     known: Figures | None = None,
+    *,
+    table: bool = True,
 ) -> CostRanking:
     """The ranking of `ask`, or a ChipcostError saying why there is none. `known`: the figures
     of the ask's model and workload at its point, when the caller has read them already (one
-    read answers many asks of the same model, workload and speed)."""
+    read answers many asks of the same model, workload and speed). `table`: its notes worded
+    for the table that marks its cells, else for csv and json, whose fields say it."""
     priced = chips_with_prices(con)
     if known is None:
         known = figures(con, ask.model, ask.workload, ask.point)
@@ -303,7 +330,7 @@ def rank_cost(
     parameters = model_parameters(con, ask.model)
     both = sorted(set(priced) & set(covered))
     evidence = Evidence(known.rows, parameters, ask.speed)
-    rows, baseline_notes = _ranked(con, ask, question, both, evidence)
+    rows, baseline_notes = _ranked(con, ask, question, both, evidence, table)
     bounds = {r.throughput_id for r in evidence.readings() if r.lower_bound}
     for row in rows:  # what speed_notes says of each row, as data
         row["gpu_alone"] = str(row["price_source"]) in GPU_ALONE

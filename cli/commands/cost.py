@@ -50,7 +50,7 @@ def _cost(**given: Any) -> None:
     table = format is OutputFormat.table
     try:
         limit = asked["limit"] or (DEFAULT_RANKING_ROWS if table else MAX_LIMIT)
-        ranking = answers.cost(asked, limit=limit)
+        ranking = answers.cost(asked, limit=limit, table=table)
     except NoMatch:
         if not table:  # a pipe still parses: [] or no rows
             import polars as pl
@@ -244,6 +244,12 @@ def reference_numbers(rows: Sequence[CostRow]) -> dict[str, int]:
     return numbers
 
 
+# What the table's ≥ before a break-even says (LEANING_MARKS), as csv and json carry it.
+AT_LEAST_FIELD = (
+    "break_even_at_least true: at least, a figure being a lower bound (faster than asked)"
+)
+
+
 # A time-to-first-token bound holds published points; the roofline models no queue, so a
 # derived figure has no first-token time to hold (docs/cost-per-token.md, "Reading a curve").
 UNHELD_TTFT = (
@@ -355,18 +361,23 @@ def print_ranking(console: Screen, ranking: CostRanking, *, wide: bool = False) 
 def footer_notes(ranking: CostRanking, *, table: bool, short: bool = False) -> list[str]:
     """The ranking's notes, then what its marks mean (estimated prices, doubtful spot prices,
     leanings), the table's shortened labels where `short`: under the table (`table`), or on
-    stderr beside csv and json, worded for their rows' fields."""
+    stderr beside csv and json, worded for their rows' fields (ranking.notes is worded for the
+    one asked)."""
     said = [
         estimate_note(ranking.rows, table=table),
         doubt_note(ranking.rows, table=table),
         *([SHORT_NOTE] if short else []),
     ]
+    at_least = any(row.get("break_even_at_least") for row in ranking.rows)
+    # the leanings' marks in the rows' vs_baseline; a break-even's ≥ is the table's alone
     said += leaning_notes(
         [
             *(str(row.get("vs_baseline") or "") for row in ranking.rows),
-            *("≥" for row in ranking.rows if row.get("break_even_at_least")),
+            *(["≥"] if at_least and table else []),
         ]
     )
+    if at_least and not table:
+        said.append(AT_LEAST_FIELD)
     derived = any(r["throughput_origin"] == "derived" for r in ranking.rows)
     if ranking.header.get("ttft_ms") and derived:
         said.append(UNHELD_TTFT)

@@ -189,3 +189,54 @@ def test_cost_csv_says_its_estimates_without_the_tables_mark_nor_wide(sample):
     # the table keeps its mark's legend
     table = said(chipcost("cost", *LLAMA, "--db", sample, env=WIDE).stdout)
     assert "est. = an estimate, no price the provider publishes" in table
+
+
+def _marks_in(rows: list[dict], legends: str) -> None:
+    """Each leaning's legend among the notes names a mark some row's vs_baseline shows."""
+    for mark in ("~:", "≤:", "≥:", "(est. elsewhere):"):
+        if f" {mark} " in f" {legends} ":
+            assert any(mark[:-1] in (r["vs_baseline"] or "") for r in rows), mark
+
+
+def test_cost_csv_says_the_baseline_elsewhere_by_the_field_its_rows_carry(sample):
+    """On 7a252c44 cost's csv and json said the table's note on stderr: a row against the
+    baseline's cheapest elsewhere 'marked *', the break-even's chip 'where the cell names it',
+    a share 'of est. elsewhere'; no row carries them, they carry baseline_same_provider false,
+    break_even_for and break_even_share_of."""
+    data = chipcost("cost", *LLAMA, "--db", sample, "--format", "csv", env=WIDE)
+    assert data.returncode == 0, data.stderr
+    notes = said(data.stderr)
+    rows = list(csv.DictReader(io.StringIO(data.stdout)))
+    for table_only in ("marked *", "where the cell names it", "'of est. elsewhere'"):
+        assert table_only not in notes, table_only
+    assert "against H100-SXM's cheapest elsewhere, baseline_same_provider false;" in notes
+    assert "or H100-SXM where break_even_for names it" in notes
+    assert "break_even_share_of names it, and where it is at another point)" in notes
+    elsewhere = [r for r in rows if r["baseline_same_provider"] == "false"]
+    assert elsewhere and not any(r["vs_baseline"].endswith("*") for r in rows)
+    assert {r["break_even_for"] for r in rows} > {"H100-SXM"}
+    assert any("at another point" in r["break_even_share_of"] for r in rows)
+    _marks_in(rows, notes)
+    # the table keeps its marks and their words
+    table = said(chipcost("cost", *LLAMA, "--db", sample, env=WIDE).stdout)
+    assert "against H100-SXM's cheapest elsewhere, marked *;" in table
+    assert "or H100-SXM where the cell names it" in table
+    assert "'of est. elsewhere': of its derived estimate at another point" in table
+
+
+def test_cost_json_says_a_break_even_at_least_by_its_field_not_the_tables_mark(sample):
+    """On 7a252c44 cost's json said '≥: at least, a figure being a lower bound' where only the
+    table's break-even cells showed ≥ ('≥829 (78%)'): its rows carry break_even_at_least."""
+    asked = ("cost", *LLAMA, "--chip", "B200", "--db", sample)
+    data = chipcost(*asked, "--format", "json", env=WIDE)
+    assert data.returncode == 0, data.stderr
+    rows = json.loads(data.stdout)
+    notes = said(data.stderr)
+    assert any(r["break_even_at_least"] for r in rows)
+    assert not any("≥" in (r["vs_baseline"] or "") for r in rows)
+    assert "≥" not in notes
+    assert "note break_even_at_least true: at least, a figure being a lower bound" in notes
+    _marks_in(rows, notes)
+    table = said(chipcost(*asked, env=WIDE).stdout)
+    assert "≥: at least, a figure being a lower bound (faster than asked)" in table
+    assert "break_even_at_least" not in table
