@@ -198,17 +198,19 @@ def cheapest_offers(
     it has, each once (stored: a region's cheapest spot zone's row is not another offer);
     slices and restricted regions left out (in_cheapest). The chips in the order their first
     row comes (the rows' --sort: by chip, or by price, cheapest chip first); of two offers at
-    one price, the first. `prices --by chip` and the explorer's first view both stand on it."""
-    cheapest: dict[str, tuple[float, int]] = {}
+    one price, the first, but a zone's own row before its region's row (which names no zone):
+    `prices --by chip` and the explorer's first view, which both stand on it, name the zone."""
+    cheapest: dict[str, tuple[float, bool, int]] = {}
     offers: Counter[str] = Counter()
     for index, row in enumerate(rows):
         if not in_cheapest(row, regions_asked):
             continue
         chip, price = str(row["chip"]), number(row["price_per_chip_hour"])
         offers[chip] += stored(row)
-        if chip not in cheapest or price < cheapest[chip][0]:
-            cheapest[chip] = (price, index)
-    return {chip: (index, offers[chip]) for chip, (_, index) in cheapest.items()}
+        # (price, a region's row): the lower wins, the zone's row at one price
+        if chip not in cheapest or (price, not stored(row)) < cheapest[chip][:2]:
+            cheapest[chip] = (price, not stored(row), index)
+    return {chip: (index, offers[chip]) for chip, (_, _, index) in cheapest.items()}
 
 
 def cheapest_per_model(rows: Sequence[Mapping[str, object]]) -> dict[str, list[int]]:
