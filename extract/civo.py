@@ -4,7 +4,7 @@ and under 6- to 36-month commitments."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
@@ -40,6 +40,11 @@ DETAIL = re.compile(
 )
 # A price cell shows "N/A" for a size not rented that way (B200 is rented under commitment only).
 NOT_OFFERED = "n/a"
+# The unit <span> after each price: "per hour", the instance's hour, is the one the page prints
+# and the one read. Another ("per GPU per hour", "per minute", "per month") is refused, not
+# loaded as the instance's hour (a price per GPU read so is 8 times too cheap a chip). A price
+# with no unit beside it is read by its own words (price_of: "/GPU" in it is refused too).
+HOURLY = "per hour"
 # The page names no region: Civo's GPU prices are the same in each.
 REGION = "global"
 
@@ -56,6 +61,7 @@ class Row:
     storage: str
     hourly: dict[str, str]  # term ("none" for on demand) -> the hourly price's text
     marks: dict[str, str]
+    units: dict[str, str] = field(default_factory=dict)  # term -> the unit printed beside it
 
 
 def fetch(ctx: FetchContext) -> list[Payload]:
@@ -112,6 +118,14 @@ def offers(row: Row, page: Page) -> list[Item]:
             said = "on demand" if term == "none" else f"{term} commitment"
             made.append(Skip(f"{said}: not offered (N/A)", name))
             continue
+        unit = " ".join(row.units.get(term, "").split())
+        if unit and unit.lower() != HOURLY:
+            why = (
+                f"{name} {term}: price unit {unit!r} of {text!r} is not an instance-hour: not "
+                "read as one"
+            )
+            made.append(page.reject(why, {**shown, "unit": unit}, name))
+            continue
         price, why = price_of(text, f"{name} {term}", PER_INSTANCE)
         if price is None:
             made.append(page.reject(why, shown, name))
@@ -125,14 +139,16 @@ def _row(caption: str, cells: dict[str, Element]) -> Row:
     detail = size_cell.find("div", "product-detail") if size_cell is not None else None
     size = size_cell.text().replace(detail.text(), "").strip() if size_cell and detail else ""
     hourly: dict[str, str] = {}
+    units: dict[str, str] = {}
     on_demand = cells.get("On-demand price")
     if on_demand is not None:
-        hourly["none"] = _hourly(on_demand)
+        hourly["none"], units["none"] = _hourly(on_demand)
     commitment = cells.get("Commitment price")
     for block in commitment.find_all("div") if commitment is not None else []:
         months = TERM_BLOCK.match(block.attrs.get("id", ""))
         if months and months[1] in TERMS:
-            hourly[TERMS[months[1]]] = _hourly(block)
+            term = TERMS[months[1]]
+            hourly[term], units[term] = _hourly(block)
     marks = size_cell.attrs if size_cell is not None else {}
     return Row(
         caption=caption,
@@ -143,17 +159,20 @@ def _row(caption: str, cells: dict[str, Element]) -> Row:
         storage=_text(cells.get("Storage")),
         hourly=hourly,
         marks={k: v for k, v in marks.items() if k == ESTIMATE_ATTRIBUTE},
+        units=units,
     )
 
 
-def _hourly(cell: Element) -> str:
-    """The text of the hourly price in a cell ("$1.29", "N/A"), without its "per hour"."""
+def _hourly(cell: Element) -> tuple[str, str]:
+    """The hourly price in a cell and the unit printed beside it: ("$1.29", "per hour") of
+    `$1.29<span>per hour</span>`, ("N/A", "per hour"); the unit is read, not thrown away."""
     price = next((d for d in cell.find_all("div") if d.attrs.get("data-option") == "hourly"), None)
     if price is None:
-        return ""
-    unit = price.find("span")
-    text = price.text()
-    return text.removesuffix(unit.text()).strip() if unit is not None else text
+        return "", ""
+    text = " ".join("".join(c for c in price.children if isinstance(c, str)).split())
+    # the words of its elements as the page shows them (a <sup> footnote is no unit)
+    unit = Element(price.tag, children=[c for c in price.children if isinstance(c, Element)])
+    return text, unit.text()
 
 
 def _text(cell: Element | None) -> str:

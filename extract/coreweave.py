@@ -38,6 +38,11 @@ COUNT_LABEL = "gpu count"
 VRAM_LABEL = "vram"
 PRICE_SPANS = {"on_demand": "instance-price", "spot": "spot-price"}
 ITEM_VALUE = "item-value"
+# The words after a price's value in its span: "/ Hour", the instance's hour, as the page prints
+# it and as it is read. Another ("/ GPU / Hour", "/ Minute", "/ Month") is refused, not loaded
+# as the instance's hour (a price per GPU read so is 8 times too cheap a chip). A price with no
+# words after it is read by its own (price_of: "/GPU" in it is refused too).
+HOURLY = "/ hour"
 # The table's header and cells: the host columns of a GPU row are read by their header.
 HEADER, CELL = "table-v2-header", "table-v2-cell"
 HOST_COLUMNS = {"vcpus": "vcpus", "ram_gb": "system ram (gb)", "disk_gb": "local storage (tb)"}
@@ -69,6 +74,8 @@ class Row:
     cells: dict[str, str] = field(default_factory=dict)
     # pricing model -> the sample's estimate mark on that price's span (a live page has none)
     marks: dict[str, dict[str, str]] = field(default_factory=dict)
+    # pricing model -> the unit printed after its price ("/ Hour")
+    units: dict[str, str] = field(default_factory=dict)
 
 
 def rows(page: Page) -> list[Row]:
@@ -99,6 +106,7 @@ def gpu_rows(root: Element) -> list[Row]:
                     product=name_el.attrs.get("data-product", "") if name_el else "",
                     labels=_labelled_values(element),
                     prices=_price_texts(element),
+                    units=_price_units(element),
                     marks=_price_marks(element),
                     cells=dict(
                         zip(header, (c.text() for c in element.find_all(None, CELL)), strict=False)
@@ -140,6 +148,21 @@ def _price_texts(row: Element) -> dict[str, str]:
     return texts
 
 
+def _price_units(row: Element) -> dict[str, str]:
+    """{pricing model: the words after its value}: "/ Hour" of `On-Demand Price: <span
+    class="item-value">$49.24</span> / Hour<br/>`; read, not thrown away."""
+    units = {}
+    for model, css in PRICE_SPANS.items():
+        span = row.find("span", css)
+        value = span.find(None, ITEM_VALUE) if span is not None else None
+        if span is None or value is None:
+            continue
+        holder = next(e for e in span.iter() if any(c is value for c in e.children))
+        after = holder.children[[c is value for c in holder.children].index(True) + 1 :]
+        units[model] = Element(holder.tag, children=after).text()
+    return units
+
+
 def _price_marks(row: Element) -> dict[str, dict[str, str]]:
     found = {}
     for model, css in PRICE_SPANS.items():
@@ -164,8 +187,17 @@ def offers(row: Row, page: Page) -> list[Item]:
     chip = page.chip(row.name, vram)
     made: list[Item] = []
     for model, text in row.prices.items():
-        # Each price is the instance's: a cell saying "/GPU" or "From" is refused, not read.
-        price, why = price_of(text, f"{row.name} {model.replace('_', '-')}", PER_INSTANCE)
+        # Each price is the instance's: a cell saying "/GPU" or "From" is refused, not read,
+        # and so is one whose unit after it is not the hour.
+        what = f"{row.name} {model.replace('_', '-')}"
+        unit = row.units.get(model, "")
+        if unit and " ".join(unit.replace("/", " / ").split()).lower() != HOURLY:
+            why = (
+                f"{what}: price unit {unit!r} of {text!r} is not an instance-hour: not read as one"
+            )
+            made.append(page.reject(why, {**shown, "unit": unit}, row.product))
+            continue
+        price, why = price_of(text, what, PER_INSTANCE)
         if price is None:
             made.append(page.reject(why, shown, row.product))
             continue

@@ -1,9 +1,11 @@
 """civo: parse() on the recorded pricing page's GPU tables (on demand and four commitment
-terms), N/A cells counted, bad rows, and fetch() without a key."""
+terms), N/A cells counted, bad rows, a price in another unit than the hour,
+and fetch() without a key."""
 
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from chipcost.extract.civo import PRICING_URL, SOURCE, fetch, parse
 from tests.paths import FIXTURES
@@ -56,3 +58,43 @@ def test_fetch_needs_no_key(tmp_path):
 
     [fetched] = fetch(context(tmp_path, SOURCE.name, handler))
     assert len(parse([fetched]).records) == 13
+
+
+def recorded(*changes: tuple[str, str]):
+    """The recorded page with each (old, new) replaced once."""
+    html = (FIXTURES / "pricing.html").read_text()
+    for old, new in changes:
+        assert html.count(old) == 1, old
+        html = html.replace(old, new)
+    return payload("pricing.html", data=html.encode())
+
+
+@pytest.mark.parametrize(
+    ("price", "unit"),
+    [
+        # 8x L40S Extra Large's price per GPU: read as the instance's hour, 8x too cheap a chip
+        ("$1.29", "per GPU per hour"),
+        ("$0.0215", "per minute"),
+        ("$7,533.60", "per month"),
+        ("$0.0029", "per second"),
+    ],
+)
+def test_a_price_in_another_unit_than_the_instances_hour_is_a_reject_naming_it(price, unit):
+    """The unit <span> the recorded page prints after each price ("per hour") is read: another
+    is refused naming it, the size's other terms loaded."""
+    result = parse([recorded(("$10.32<span>per hour</span>", f"{price}<span>{unit}</span>"))])
+    name = "8x L40S Extra Large"
+    assert not [
+        r for r in result.records if (r.instance_type, r.pricing_model) == (name, "on_demand")
+    ]
+    [refused] = [r for r in result.rejects if r.sku == name]
+    assert refused.reason == (
+        f"{name} none: price unit {unit!r} of {price!r} is not an instance-hour: not read as one"
+    )
+    assert len(result.records) == 12  # its commitment terms, each "per hour", still load
+
+
+def test_the_hour_the_page_prints_is_the_instances_hour():
+    spaced = recorded(("$10.32<span>per hour</span>", "$10.32<span> Per  Hour </span>"))
+    found = {(r.instance_type, r.pricing_model): r for r in parse([spaced]).records}
+    assert found[("8x L40S Extra Large", "on_demand")].price_per_hour == 10.32

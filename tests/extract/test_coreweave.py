@@ -203,3 +203,49 @@ def test_the_recorded_page_loads_every_gpu_row_of_both_regions():
     reasons = [r.reason for r in result.rejects]
     assert len(reasons) == 12 and all("no price listed" in r for r in reasons)
     assert not validate_records(result.records, {"coreweave": "coreweave"}).rejects
+
+
+B200 = "NVIDIA HGX B200"
+
+
+def recorded() -> str:
+    return (FIXTURES / "pricing-2026-08-22.html").read_text()
+
+
+def b200_priced(text: str) -> str:
+    """The recorded page with North America's HGX B200 on demand ("$68.80 / Hour") `text`."""
+    hour = '<span class="item-value">$68.80</span> / Hour'
+    assert recorded().count(hour) == 2  # North America's, then Europe's
+    return recorded().replace(hour, text, 1)
+
+
+@pytest.mark.parametrize(
+    ("price", "unit"),
+    [
+        # its 8 GPUs priced each: read as the instance's hour, 8x too cheap a chip
+        ("$8.60", "/ GPU / Hour"),
+        ("$1.15", "/ Minute"),
+        ("$50,224.00", "/ Month"),
+        ("$0.0191", "per second"),
+    ],
+)
+def test_a_price_in_another_unit_than_the_instances_hour_is_a_reject_naming_it(price, unit):
+    """The unit the recorded page prints after each price (" / Hour") is read: another is
+    refused naming it, the row's other prices loaded."""
+    changed = b200_priced(f'<span class="item-value">{price}</span> {unit}')
+    result = parse([page(changed)])
+    north = [r for r in result.records if r.region == "north-america"]
+    assert not [r for r in north if (r.instance_type, r.pricing_model) == (B200, "on_demand")]
+    assert find(north, B200, "spot").price_per_hour == 34.11
+    [refused] = [r for r in result.rejects if r.sku == "nvidia-b200"]
+    assert refused.reason == (
+        f"{B200} on-demand: price unit {unit!r} of {price!r} is not an instance-hour: not read "
+        "as one"
+    )
+    assert len(result.records) == 31
+
+
+def test_the_hour_the_page_prints_is_the_instances_hour():
+    changed = b200_priced('<span class="item-value">$68.80</span>/hour')
+    north = [r for r in parse([page(changed)]).records if r.region == "north-america"]
+    assert find(north, B200).price_per_hour == 68.8
