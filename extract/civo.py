@@ -71,13 +71,15 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 def rows(page: Page) -> list[Row]:
     """The sizes of every GPU table in the NVIDIA GPUs section; each table's header must name
-    the Size, On-demand and Commitment columns."""
+    the Size, On-demand and Commitment columns. A page holding the section twice is read
+    whole: copies pricing a size alike load once, copies that disagree are both refused (the
+    kit's offers_priced_once), never the first taken for the provider's word."""
     root = parse_html(html_text(page.payload))
-    section = next(
-        (e for e in root.iter() if e.tag == "section" and e.attrs.get("id") == SECTION_ID), None
-    )
+    sections = [e for e in root.iter() if e.tag == "section" and e.attrs.get("id") == SECTION_ID]
+    # a table of a section within another is read once
+    tables = {id(t): t for section in sections for t in section.find_all("table")}
     found: list[Row] = []
-    for table in section.find_all("table") if section is not None else []:
+    for table in tables.values():
         caption = table.find("caption")
         headers = [th.text().lower() for th in table.find_all("th")]
         require_columns(headers, EXPECTED, page.payload, PROVIDER)

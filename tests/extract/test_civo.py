@@ -1,5 +1,5 @@
 """civo: parse() on the recorded pricing page's GPU tables (on demand and four commitment
-terms), N/A cells counted, bad rows, a price in another unit than the hour,
+terms), N/A cells counted, bad rows, a price in another unit than the hour, the section twice,
 and fetch() without a key."""
 
 from __future__ import annotations
@@ -98,3 +98,38 @@ def test_the_hour_the_page_prints_is_the_instances_hour():
     spaced = recorded(("$10.32<span>per hour</span>", "$10.32<span> Per  Hour </span>"))
     found = {(r.instance_type, r.pricing_model): r for r in parse([spaced]).records}
     assert found[("8x L40S Extra Large", "on_demand")].price_per_hour == 10.32
+
+
+SECTION = '<section class="pricing-product" id="nvidia-gpus">'
+
+
+def twice(html: str, copy: str | None = None) -> str:
+    """`html` with its NVIDIA GPUs section followed by a second copy (`copy`, else itself)."""
+    start, end = html.index(SECTION), html.index("</section>") + len("</section>")
+    return html[:end] + (copy or html[start:end]) + html[end:]
+
+
+def test_a_page_pricing_its_gpu_section_twice_differently_loads_neither_price():
+    html = (FIXTURES / "pricing.html").read_text()
+    section = html[html.index(SECTION) : html.index("</section>") + len("</section>")]
+    dearer = section.replace("$10.32<span>per hour</span>", "$11.04<span>per hour</span>")
+    for page in (twice(html, dearer), twice(html.replace(section, dearer), section)):
+        result = parse([payload("pricing.html", data=page.encode())])
+        assert ("8x L40S Extra Large", "on_demand") not in {
+            (r.instance_type, r.pricing_model) for r in result.records
+        }
+        reasons = [r.reason for r in result.rejects if "8x L40S Extra Large" in r.reason]
+        assert len(reasons) == 2 and all("priced 2 times in one payload" in r for r in reasons)
+        assert "10.32" in reasons[0] and "11.04" in reasons[0]
+        assert len(result.records) == 12  # the copies agree on every other price
+
+
+def test_a_page_pricing_its_gpu_section_twice_alike_loads_it_once():
+    html = (FIXTURES / "pricing.html").read_text()
+    result = parse([payload("pricing.html", data=twice(html).encode())])
+    assert not result.rejects
+    assert prices(result.records) == prices(parse([payload("pricing.html")]).records)
+
+
+def prices(records) -> dict[tuple[str, str], float]:
+    return {(r.instance_type, r.term): r.price_per_hour for r in records}
