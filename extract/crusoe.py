@@ -63,20 +63,28 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 def rows(page: Page) -> list[Row]:
     """The GPU items of the "GPU instances pricing" section; its headings must name the GPU
-    model and On-demand columns, and its items must hold price cells."""
-    section = _gpu_section(parse_html(html_text(page.payload)), page.payload)
-    header = [cell.text().lower() for cell in section.find_all("div", HEADING)]
-    require_columns(header, EXPECTED, page.payload, PROVIDER)
-    unread = [name for name in header[1:] if name not in COLUMNS]
+    model and On-demand columns, and its items must hold price cells. A page with the section
+    twice (a hidden copy, a second one) gives the items of each, read under its own headings:
+    an item both price alike is one row, one they price otherwise is two, and the offer priced
+    twice is refused (base.offers_priced_once), as no one can tell which the provider means."""
+    found: dict[tuple[object, ...], Row] = {}  # an item as printed -> its row, once
+    unread: dict[str, None] = {}
+    items = 0
+    for section in _gpu_sections(parse_html(html_text(page.payload)), page.payload):
+        header = [cell.text().lower() for cell in section.find_all("div", HEADING)]
+        require_columns(header, EXPECTED, page.payload, PROVIDER)
+        unread |= dict.fromkeys(name for name in header[1:] if name not in COLUMNS)
+        listed = section.find_all("div", ITEM)
+        items += len(listed)
+        for row in (_row(item, header[1:]) for item in listed):
+            found.setdefault((row.gpu, row.memory, row.board, *sorted(row.prices.items())), row)
     if unread:
         page.note(f"price column(s) not read: {', '.join(unread)} (add them to COLUMNS)")
-    items = section.find_all("div", ITEM)
-    found = [_row(item, header[1:]) for item in items]
-    if items and not any(row.prices for row in found):
+    if items and not any(row.prices for row in found.values()):
         raise _layout_changed(
-            page.payload, f"none of its {len(items)} GPU items has a price cell (div.{CELL})"
+            page.payload, f"none of its {items} GPU items has a price cell (div.{CELL})"
         )
-    return found
+    return list(found.values())
 
 
 def offers(row: Row, page: Page) -> list[Item]:
@@ -109,18 +117,23 @@ def offers(row: Row, page: Page) -> list[Item]:
     return made or [page.reject(f"{row.name}: no price cell", shown, row.name)]
 
 
-def _gpu_section(root: Element, payload: Payload) -> Element:
-    """The section titled "GPU instances pricing", or a ParseError naming what the page has."""
+def _gpu_sections(root: Element, payload: Payload) -> list[Element]:
+    """The sections titled "GPU instances pricing" (one not inside another: its items are read
+    with it), or a ParseError naming what the page has."""
+    found: list[Element] = []
     titles = []
     for section in root.find_all("div", SECTION):
         title = section.find("h3")
         text = title.text() if title is not None else ""
-        if text.lower().startswith(SECTION_TITLE):
-            return section
-        titles.append(text)
-    found = ", ".join(f"'{t}'" for t in titles if t) or "none"
+        if not text.lower().startswith(SECTION_TITLE):
+            titles.append(text)
+        elif not any(section in outer.iter() for outer in found):
+            found.append(section)
+    if found:
+        return found
+    listed = ", ".join(f"'{t}'" for t in titles if t) or "none"
     raise _layout_changed(
-        payload, f"it has no '{SECTION_TITLE}' section (div.{SECTION}; sections found: {found})"
+        payload, f"it has no '{SECTION_TITLE}' section (div.{SECTION}; sections found: {listed})"
     )
 
 

@@ -68,6 +68,51 @@ def test_bad_rows_become_rejects_and_an_unread_column_is_named():
     assert "price column(s) not read: reserved cluster" in " ".join(result.notes)
 
 
+SECTION = '<div class="pricing-dd">'
+H100 = ("1x NVIDIA H100 80GB HGX", "on_demand")
+
+
+def with_a_copy(price: str, *, hidden: bool, after: bool = False) -> bytes:
+    """The recorded page with a copy of its GPU instances section, the H100 at `price` in it:
+    before the section (in a hidden div or shown) or after it."""
+    text = (FIXTURES / RECORDED).read_text(encoding="utf-8")
+    start = text.index(SECTION)
+    section = text[start : text.index(SECTION, start + 1)]  # the next section opens after it
+    copy = section.replace("$3.90/GPU-hr", f"{price}/GPU-hr")
+    copy = f'<div style="display:none">{copy}</div>' if hidden else copy
+    return text.replace(section, section + copy if after else copy + section).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("hidden", "after"),
+    [(True, False), (False, False), (False, True)],
+    ids=["hidden-copy-first", "second-section-first", "second-section-after"],
+)
+def test_a_gpu_priced_otherwise_in_a_second_copy_of_the_list_is_refused(hidden, after):
+    """The GPU list twice, the H100 at $7.80 in one copy and $3.90 in the other: which the
+    provider means cannot be told, so neither loads and both are rejects saying so (the first
+    copy's was loaded: 7.80 with the copy first); the other items, priced alike, load once."""
+    result = parse([payload(RECORDED, data=with_a_copy("$7.80", hidden=hidden, after=after))])
+    found = {(r.instance_type, r.pricing_model): r.price_per_hour for r in result.records}
+    assert H100 not in found
+    assert found == {key: r.price_per_hour for key, r in offers().items() if key != H100}
+    assert [r.reason for r in result.rejects] == [
+        "offer crusoe / global / 1x NVIDIA H100 80GB HGX / on_demand / none / none / default is "
+        "priced 2 times in one payload (3.9 USD/h, 7.8 USD/h): which price the provider means "
+        "cannot be told, so none is loaded"
+    ] * 2
+
+
+def test_a_second_copy_of_the_list_that_prices_alike_loads_once():
+    result = parse([payload(RECORDED, data=with_a_copy("$3.90", hidden=False))])
+    assert result.rejects == [] and len(result.records) == 6
+    assert {(r.instance_type, r.pricing_model): r.price_per_hour for r in result.records} == {
+        key: r.price_per_hour for key, r in offers().items()
+    }
+    [note] = [n for n in result.notes if "no price" in n]
+    assert note.startswith("12 row(s) not loaded")  # each cell of the two copies counted once
+
+
 @pytest.mark.parametrize(
     ("old", "new", "said"),
     [
