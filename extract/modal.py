@@ -41,15 +41,17 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 def rows(page: Page) -> list[dict[str, Any]]:
     """Each GPU row of the page: its label, price text and marks (the innermost element whose
-    text is one GPU and its per-second price)."""
+    text is one GPU and its per-second price). A GPU the page lists twice at one price is one
+    row; at two prices, two, and its offer priced twice is refused (base.offers_priced_once),
+    as which price Modal means cannot be told: not the first copy's."""
     found = [e for e in parse_html(html_text(page.payload)).iter() if ROW.fullmatch(e.text())]
     innermost = [e for e in found if not any(_inside(other, e) for other in found)]
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
     for element in innermost:
         match = ROW.fullmatch(element.text())
         assert match is not None  # every element found matched
-        label = " ".join(match["label"].split())
-        seen.setdefault(label, {"label": label, "price": match["price"], "marks": element.attrs})
+        label, price = " ".join(match["label"].split()), match["price"]
+        seen.setdefault((label, price), {"label": label, "price": price, "marks": element.attrs})
     return list(seen.values())
 
 
