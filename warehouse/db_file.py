@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 from chipcost.core.commands import rebuilt
-from chipcost.core.disk import no_room
+from chipcost.core.disk import NO_ROOM_WORDS, no_room
 from chipcost.core.errors import ChipcostError, WarehouseBusy, WarehouseError
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.settings import (
@@ -48,6 +48,21 @@ WAREHOUSE_KEPT = (
 )
 # The file this process opened last: a damage found by a later query names it.
 _opened: list[Path] = []
+
+
+def full_disk(error: BaseException) -> str | None:
+    """The disk a write to the warehouse found full, as damaged() says it: 'the disk holding
+    PATH (the file system at MOUNT) is full (REASON)', without what to do, for a caller with a
+    next step of its own (a replay's: run the same command again); None when `error` (or its
+    message, as a Prefect flow's failure carries it) says no such failure."""
+    text = str(error)
+    if not text.endswith(WAREHOUSE_KEPT):
+        return None
+    for words in NO_ROOM_WORDS:
+        said = f" is full ({words})"
+        if (end := text.find(said)) >= 0:
+            return text[: end + len(said)]
+    return None
 
 
 def opened(path: Path) -> None:
