@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import duckdb
@@ -16,6 +15,7 @@ import pytest
 
 from chipcost.core.disk import mount_of
 from tests.cli_runner import chipcost
+from tests.disks import small_disk
 from tests.pipeline.test_full_disk import _fill
 
 SOURCES = ("lambda", "runpod")
@@ -23,17 +23,8 @@ SOURCES = ("lambda", "runpod")
 
 @pytest.fixture
 def disk(tmp_path: Path):
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", str(disk)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.decode().strip()})")
-    try:
+    with small_disk(tmp_path / "disk", "32m") as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", str(disk)], check=False)
 
 
 @pytest.fixture

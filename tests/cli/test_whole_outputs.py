@@ -5,11 +5,11 @@ previous output as it was; a symbolic link where a file goes is refused, not wri
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.disks import small_disk
 from tests.helpers import loaded_warehouse, record
 from tests.pipeline.test_full_disk import _fill
 
@@ -32,17 +32,8 @@ def warehouse(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def disk(tmp_path: Path):
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.decode().strip()})")
-    try:
+    with small_disk(tmp_path / "disk", "8m") as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", str(disk)], check=False)
 
 
 def _files(directory: Path, patterns: tuple[str, ...]) -> dict[str, bytes]:

@@ -4,7 +4,6 @@ tmpfs of 64 KB, filled up, under the data directory (skipped where mounting is n
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -18,6 +17,7 @@ from chipcost.core.settings import Settings, SourceSettings
 from chipcost.extract import _http, registry, runpod
 from chipcost.extract.aws import _public as _aws_public
 from chipcost.pipeline.pending import mark_pending
+from tests.disks import small_disk
 from tests.fault_server import fault_server, respond
 from tests.paths import FIXTURES
 from tests.price_files_server import serve
@@ -36,17 +36,9 @@ def full_disk(tmp_path: Path):
 @contextmanager
 def _full(disk: Path) -> Iterator[Path]:
     """A tmpfs of 64 KB mounted at `disk` (made), filled up; unmounted after."""
-    disk.mkdir(parents=True)
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.decode().strip()})")
-    try:
+    with small_disk(disk, "64k"):
         _fill(disk / "filler")
         yield disk
-    finally:
-        subprocess.run(["umount", str(disk)], check=False)
 
 
 def _fill(path: Path) -> None:
