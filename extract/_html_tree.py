@@ -17,6 +17,7 @@ recursion.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -26,9 +27,24 @@ from chipcost.core.errors import ParseError
 from chipcost.extract._html_depth import depths
 from chipcost.extract._html_encoding import PageText
 
-# Text that is never a visible cell value: scripts and styles. Footnote markers (<sup>) are
-# kept apart so "4<sup>1</sup>" reads as 4 with footnote 1, not as 41.
+# Text that is never a visible cell value: scripts and styles.
 HIDDEN = frozenset({"script", "style", "noscript", "template"})
+# Footnote markers (<sup>) are kept apart so "4<sup>1</sup>" reads as 4 with footnote 1, not
+# as 41; but a <sup> right after a number may be its cents, raised as price tags print them,
+# and parse_html makes such a <sup> the text it shows (_read_raised). Raised decimals
+# ("$68<sup>.80</sup>") are the number's: "$68.80".
+RAISED_DECIMALS = re.compile(r"[.,][0-9]")
+AFTER_NUMBER = re.compile(r"[0-9]\s*$")
+# Raised digits after a whole amount of money ("$10<sup>32</sup>") are cents or a footnote
+# mark, and no page says which: shown as superscript digits ("$10³²"), which the price-cell
+# reader refuses, never dropped to read 10. After a count ("4<sup>1</sup>") or an amount with
+# its decimals ("$2.49<sup>1</sup>") they are a footnote, left out.
+RAISED_DIGITS = re.compile(r"[0-9]+")
+WHOLE_AMOUNT = re.compile(r"(?i)(?:\$|\busd|€|£)\s*(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\s*$")
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+# How much of the text before a <sup> is looked at: a currency mark and a whole amount.
+_BEFORE = 40
+_SPACES = re.compile(r"\s+")
 # Elements whose text is set apart from their neighbours', as a browser lays them out.
 BLOCK = frozenset({"br", "p", "div", "li", "td", "th", "tr"})
 # The deepest element a browser keeps inside its parent (Chromium's
@@ -103,7 +119,8 @@ class Element:
         return found[0] if found else None
 
     def text(self, *, footnotes: bool = False) -> str:
-        """Visible text with whitespace collapsed; <sup> footnote markers left out unless asked."""
+        """Visible text with whitespace collapsed; <sup> footnote markers left out unless asked
+        (cents raised after a price are text in the tree, not a <sup>: parse_html)."""
         parts: list[str] = []
         stack: list[Element | str] = list(reversed(self.children))
         while stack:
@@ -122,11 +139,59 @@ class Element:
         return [sup.text(footnotes=True) for sup in self.find_all("sup")]
 
 
+def _raised(raised: str, before: str) -> str:
+    """What a <sup> reading `raised` shows after the text `before` it: the number's decimals,
+    its cents or a footnote (superscript digits), or "" for a footnote mark."""
+    if RAISED_DECIMALS.match(raised) and AFTER_NUMBER.search(before):
+        return raised
+    if RAISED_DIGITS.fullmatch(raised) and WHOLE_AMOUNT.search(before):
+        return raised.translate(SUPERSCRIPT)
+    return ""
+
+
+def _read_raised(root: Element) -> None:
+    """Each <sup> after a number that is no footnote mark (_raised) made part of the text that
+    ends in the number, the <sup> gone: so whichever element a source reads the amount of, its
+    text or its strings alone, it reads "$68.80" of "<span>$68</span><sup>.80</sup>" and
+    "$10³²" of "$10<sup>32</sup>". One pass in document order: the text before each <sup> is
+    the page's, whichever elements hold it ("<span>$</span>10<sup>32</sup>"), its whitespace
+    collapsed; a block between the number and the <sup> parts them."""
+    before = ""
+    last: tuple[list[Element | str], int] | None = None  # the last text, if no block since
+    stack: list[tuple[Element, int]] = [(root, 0)]
+    while stack:
+        element, at = stack.pop()
+        if at == len(element.children):
+            if element.tag in BLOCK:  # its end parts it from what follows, as its start does
+                before, last = (before + " ")[-_BEFORE:], None
+            continue
+        child = element.children[at]
+        if isinstance(child, str):
+            before = _SPACES.sub(" ", before + child)[-_BEFORE:]
+            last = (element.children, at)
+        elif child.tag == "sup":
+            if last is not None and (shown := _raised(child.text(footnotes=True), before)):
+                texts, where = last
+                texts[where] = str(texts[where]) + shown
+                before = (before + shown)[-_BEFORE:]
+                del element.children[at]
+                stack.append((element, at))  # the next child is at its place now
+                continue
+        elif child.tag not in HIDDEN:
+            if child.tag in BLOCK:
+                before, last = (before + " ")[-_BEFORE:], None
+            stack.append((element, at + 1))
+            stack.append((child, 0))
+            continue
+        stack.append((element, at + 1))
+
+
 def parse_html(text: str) -> Element:
     """The document's element tree as a browser builds it; never raises on malformed markup,
     only NestedTooDeep on a page nested too deep to build in time (MOST_STEPS) and
     TooManyNodes on one of more nodes than MOST_NODES. An element past MAX_DEPTH is put
-    beside its parent, its own children beside it, as Chromium does."""
+    beside its parent, its own children beside it, as Chromium does. Cents raised after a
+    price are its text, not a <sup> (_read_raised)."""
     root = Element("#document")
     _check_size(text)
     html = LexborHTMLParser(text).root
@@ -157,6 +222,7 @@ def parse_html(text: str) -> Element:
         nodes += 1
         if nodes > MOST_NODES:  # with their texts, or elements the count above missed
             raise _too_many(_page(text), text, "its tree was built and not kept")
+    _read_raised(root)
     return root
 
 

@@ -54,6 +54,14 @@ _SAYS_PER = {
     PER_GPU: re.compile(r"(?i)gpus?"),
     PER_INSTANCE: re.compile(r"(?i)\b(?:instance|node|server|machine|vm)s?\b"),
 }
+# Digits raised after a whole amount, as the element tree shows a <sup> there ("$10³²" of
+# "$10<sup>32</sup>", extract/_html_tree.py): its cents or a footnote mark, and the page does
+# not say which. Refused: read as 10 it would be wrong by the cents, as 10.32 by a footnote.
+_RAISED = re.compile(
+    r"(?<![0-9.,])(?P<whole>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?![0-9.,])"
+    r"\s*(?P<raised>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+)
+_LOWERED = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 # A lowest price, not a price: "From $50.44", "starting at $2", "as low as $1.10".
 _LOWER_BOUND = re.compile(r"(?i)\b(?:from|starting at|starts at|as low as)\b")
 
@@ -68,9 +76,9 @@ def parse_price(text: str | float | int | None, per: str | None = None) -> float
     "$2.49/hr" -> 2.49, "2,49" -> 2.49 (decimal comma), "$1,234.50" -> 1234.5. Raises
     PriceError (a ValueError) for text that is neither, such as "$2-3" or "call", for a number
     of any other shape ("$2..49", "$2,49,99": never read as 249 or 24999), and for a minus
-    before the amount ("USD -2.49", "$-3.90/GPU-hr") or ending the cell after it ("2.49-").
-    `per`: what
-    the parser reads the cell as pricing (PER_GPU, PER_INSTANCE); a cell that says it prices
+    before the amount ("USD -2.49", "$-3.90/GPU-hr") or ending the cell after it ("2.49-"),
+    and for digits raised after a whole amount ("$10³²": cents or a footnote). `per`: what the
+    parser reads the cell as pricing (PER_GPU, PER_INSTANCE); a cell that says it prices
     the other ("$18.00/GPU" where an instance's price is read) or gives a lowest price ("From
     $50.44") is refused. None: the cell's words of its unit and "from" are not read (a parser
     that reads a lowest price on purpose, and says so in its record).
@@ -87,6 +95,13 @@ def parse_price(text: str | float | int | None, per: str | None = None) -> float
         _NEGATIVE.search(cleaned, 0, first.start()) or _TRAILING_MINUS.match(cleaned, first.end())
     ):  # "-2.49", "USD -2.49", or as accounts write a debit, "2.49-"
         raise PriceError(f"price {str(text)!r} is negative")
+    if raised := _RAISED.search(cleaned):
+        whole, cents = raised["whole"], raised["raised"].translate(_LOWERED)
+        raise PriceError(
+            f"price {str(text)!r} has {cents} raised after the whole amount {whole}: cents or a "
+            f"footnote cannot be told apart, so it is read neither as {whole} nor as "
+            f"{whole}.{cents}"
+        )
     if per is not None:
         _check_unit(cleaned, per, str(text))
     numbers = _NUMBER.findall(cleaned)

@@ -1,0 +1,138 @@
+"""What a web source reads of its page is what a browser shows (extract/_html_tree.py): cents
+raised in a <sup> are the price's, or refuse the cell where they cannot be told from a
+footnote mark. Each through the source's own parse of its recorded page, changed in place.
+
+Before, every <sup> was left out as a footnote: civo's "$10<sup>32</sup>" loaded 10.00 with no
+reject, coreweave's "$68<sup>.80</sup>" 68.00.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from chipcost.extract._html_tree import parse_html
+from chipcost.extract._kit import PriceError, parse_price
+from tests.paths import FIXTURES
+from tests.sources import payloads_of
+
+# Each source that reads an HTML page, its recorded page, and one price cell of it as the page
+# writes it: its whole amount and its cents, and what follows them in the markup.
+PRICED = {
+    "civo": ("pricing.html", "$10", "32", "<span>per hour</span>"),
+    "coreweave": ("pricing-2026-08-22.html", "$68", "80", "</span> / Hour"),
+    "crusoe": ("pricing-2026-08-22.html", "$3", "90", "/GPU-hr"),
+    "gmicloud": ("pricing.html", "$2", "60", "</span>"),
+    "lambda_cloud": ("pricing-2026-08-22.html", "$3", "99", "</td>"),  # not its script's copy
+    "modal": ("pricing.html", "$0", "001097", " / sec"),
+    "nebius": ("prices.html", "$7", "85", ""),
+    # its On-demand column's, not the first table's (not read)
+    "together_clusters": ("pricing-2026-08-22.html", "$5", "99", "</p></div></td><td>"),
+}
+CANNOT_TELL = "cents or a footnote cannot be told apart"
+
+
+def _page(name: str, html: str | None = None):
+    module = importlib.import_module(f"chipcost.extract.{name}")
+    url = getattr(module, "PAGE_URL", None) or module.PRICING_URL
+    fixture = PRICED[name][0]
+    if html is None:
+        html = (FIXTURES / module.SOURCE.name / fixture).read_text(encoding="utf-8")
+    return module.parse([payloads_of(module.SOURCE.name, url)(fixture, data=html.encode())])
+
+
+def _said(result) -> tuple[list[str], list[str]]:
+    return sorted(map(repr, result.records)), sorted(map(repr, result.rejects))
+
+
+def _changed(name: str, cell: str) -> str:
+    """The recorded page with its PRICED cell (the first so written) written as `cell`."""
+    module = importlib.import_module(f"chipcost.extract.{name}")
+    fixture, whole, cents, after = PRICED[name]
+    page = (FIXTURES / module.SOURCE.name / fixture).read_text(encoding="utf-8")
+    written = f"{whole}.{cents}{after}"
+    assert written in page
+    return page.replace(written, cell + after, 1)
+
+
+@pytest.fixture(scope="module")
+def recorded() -> dict[str, tuple[list[str], list[str]]]:
+    return {name: _said(_page(name)) for name in PRICED}
+
+
+@pytest.mark.parametrize("name", sorted(PRICED))
+def test_cents_raised_after_a_point_are_the_prices_own(name, recorded):
+    """A cell written "$68<sup>.80</sup>" is $68.80, every offer as the recorded page's
+    (coreweave's loaded 68.00)."""
+    _, whole, cents, _ = PRICED[name]
+    assert _said(_page(name, _changed(name, f"{whole}<sup>.{cents}</sup>"))) == recorded[name]
+
+
+@pytest.mark.parametrize("mark", ["1", "*"])
+@pytest.mark.parametrize("name", sorted(PRICED))
+def test_a_mark_raised_after_an_amount_with_its_cents_is_a_footnote(name, mark, recorded):
+    _, whole, cents, _ = PRICED[name]
+    changed = _changed(name, f"{whole}.{cents}<sup>{mark}</sup>")
+    assert _said(_page(name, changed)) == recorded[name]
+
+
+@pytest.mark.parametrize("name", sorted(PRICED))
+def test_digits_raised_after_a_whole_amount_refuse_the_cell(name, recorded):
+    """A cell written "$10<sup>32</sup>" is $10.32 or $10 with footnote 32: it is refused naming
+    it and why, never read as 10 (civo loaded 10.00 with no reject); the page's other offers
+    load."""
+    _, whole, cents, _ = PRICED[name]
+    result = _page(name, _changed(name, f"{whole}<sup>{cents}</sup>"))
+    records, rejects = _said(result)
+    assert set(records) < set(recorded[name][0])
+    assert len(records) == len(recorded[name][0]) - 1
+    [refused] = [r for r in result.rejects if repr(r) not in recorded[name][1]]
+    raised = cents.translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert f"{whole}{raised}" in refused.reason
+    if name != "modal":  # modal reads its per-second price as a plain number, not a cell
+        assert CANNOT_TELL in refused.reason
+
+
+def test_civos_refused_cell_is_named_with_why():
+    changed = _changed("civo", "$10<sup>32</sup>")
+    [refused] = [r for r in _page("civo", changed).rejects if CANNOT_TELL in r.reason]
+    assert refused.reason.startswith("8x L40S Extra Large none: price '$10³²'")
+    assert refused.reason.endswith(
+        "has 32 raised after the whole amount 10: cents or a footnote cannot be told apart, so "
+        "it is read neither as 10 nor as 10.32"
+    )
+
+
+@pytest.mark.parametrize(
+    ("html", "text"),
+    [
+        ("<p>$10<sup>32</sup>/hr</p>", "$10³²/hr"),
+        ("<p><span>US$</span> 1,234<sup>50</sup></p>", "US$ 1,234⁵⁰"),
+        ("<p>$68<sup>.80</sup> / Hour</p>", "$68.80 / Hour"),
+        ("<p>$68 <sup>.80</sup></p>", "$68 .80"),  # refused as two numbers, not read as 68
+        ("<p>$2.49<sup>1</sup></p>", "$2.49"),
+        ("<p>$2,49<sup>1</sup></p>", "$2,49"),  # a decimal comma: its cents are there
+        ("<p>$10<sup>*</sup></p>", "$10"),
+        ("<p>4<sup>1</sup></p>", "4"),  # coreweave's GPU count with its footnote
+        ("<p>1 GB is 2<sup>30</sup> bytes</p>", "1 GB is 2 bytes"),
+    ],
+)
+def test_a_sup_after_a_number_reads_as_its_cents_or_a_footnote(html, text):
+    assert parse_html(html).find("p").text() == text
+
+
+def test_raised_cents_join_the_text_of_the_amount_wherever_it_is_read():
+    """The amount's own element and its strings alone read them too (civo reads a price
+    cell's strings, its unit the <span> after them)."""
+    tree = parse_html("<p><span>$68</span><sup>.80</sup> / Hour</p><p>$10<sup>32</sup><i>/h</i>")
+    assert tree.find("span").text() == "$68.80"
+    [_, second] = tree.find_all("p")
+    assert [c for c in second.children if isinstance(c, str)] == ["$10³²"]
+
+
+def test_raised_digits_after_a_whole_amount_are_no_price():
+    with pytest.raises(PriceError, match=CANNOT_TELL):
+        parse_price("$10³²/hr")
+    with pytest.raises(PriceError, match="not one USD amount"):
+        parse_price("$68 .80")
