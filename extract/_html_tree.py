@@ -27,7 +27,9 @@ from chipcost.core.errors import ParseError
 from chipcost.extract._html_depth import depths
 from chipcost.extract._html_encoding import PageText
 
-# Text that is never a visible cell value: scripts and styles.
+# What is never a visible cell value, neither its text nor its elements: scripts, styles, a
+# template's content, and <noscript>, which a browser running scripts does not show (lexbor
+# builds its content as elements, so a stale copy of a price list there would be read first).
 HIDDEN = frozenset({"script", "style", "noscript", "template"})
 # Footnote markers (<sup>) are kept apart so "4<sup>1</sup>" reads as 4 with footnote 1, not
 # as 41; but a <sup> right after a number may be its cents, raised as price tags print them,
@@ -100,12 +102,18 @@ class Element:
         return all(name in self.classes for name in names)
 
     def iter(self) -> Iterator[Element]:
-        """This element and every element below it, in document order."""
+        """This element and every element below it that a browser shows, in document order:
+        what HIDDEN names (a <noscript> copy of a price list, scripts, styles) is not walked,
+        so find_all and find never find it."""
         stack: list[Element] = [self]
         while stack:
             element = stack.pop()
             yield element
-            stack.extend(c for c in reversed(element.children) if isinstance(c, Element))
+            stack.extend(
+                c
+                for c in reversed(element.children)
+                if isinstance(c, Element) and c.tag not in HIDDEN
+            )
 
     def find_all(self, tag: str | None = None, *classes: str) -> list[Element]:
         return [

@@ -1,9 +1,11 @@
 """What a web source reads of its page is what a browser shows (extract/_html_tree.py): cents
 raised in a <sup> are the price's, or refuse the cell where they cannot be told from a
-footnote mark. Each through the source's own parse of its recorded page, changed in place.
+footnote mark; a <noscript> copy of the page is not read. Each through the source's own parse
+of its recorded page, changed in place.
 
 Before, every <sup> was left out as a footnote: civo's "$10<sup>32</sup>" loaded 10.00 with no
-reject, coreweave's "$68<sup>.80</sup>" 68.00.
+reject, coreweave's "$68<sup>.80</sup>" 68.00; and the tree walks went into <noscript>, so a
+stale copy of civo's price list there, before the real one, loaded 1x L40S Small at 9.99.
 """
 
 from __future__ import annotations
@@ -136,3 +138,27 @@ def test_raised_digits_after_a_whole_amount_are_no_price():
         parse_price("$10³²/hr")
     with pytest.raises(PriceError, match="not one USD amount"):
         parse_price("$68 .80")
+
+
+def test_a_noscript_copy_of_the_price_list_is_not_read():
+    """civo's recorded page with a changed copy of itself in <noscript> before the real
+    list: the real prices load, as the recorded page's (it loaded 1x L40S Small at 9.99)."""
+    page = (FIXTURES / "civo" / "pricing.html").read_text(encoding="utf-8")
+    body = page[page.index("<body>") + len("<body>") : page.index("</body>")]
+    stale = body.replace("$1.29<span>", "$9.99<span>")
+    assert stale != body
+    wrapped = page.replace("<body>", f"<body><noscript>{stale}</noscript>", 1)
+    result = _page("civo", wrapped)
+    small = [r for r in result.records if r.instance_type == "1x L40S Small"]
+    assert {r.price_per_hour for r in small if r.pricing_model == "on_demand"} == {1.29}
+    assert _said(result) == _said(_page("civo"))
+
+
+def test_the_tree_walks_skip_what_a_browser_never_shows():
+    tree = parse_html(
+        "<body><noscript><div class='price'>9.99</div><sup>1</sup></noscript>"
+        "<div class='price'>1.29</div><style>div{}</style><script>x</script></body>"
+    )
+    assert [e.text() for e in tree.find_all(None, "price")] == ["1.29"]
+    assert not {"noscript", "style", "script", "sup"} & {e.tag for e in tree.iter()}
+    assert tree.find("body").footnotes() == []
