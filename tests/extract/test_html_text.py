@@ -5,7 +5,8 @@ of its recorded page, changed in place.
 
 Before, every <sup> was left out as a footnote: civo's "$10<sup>32</sup>" loaded 10.00 with no
 reject, coreweave's "$68<sup>.80</sup>" 68.00; and the tree walks went into <noscript>, so a
-stale copy of civo's price list there, before the real one, loaded 1x L40S Small at 9.99.
+stale copy of civo's price list there, before the real one, loaded 1x L40S Small at 9.99 (since
+civo reads every copy of its list, a4ba6e13, the two disagreeing refused both).
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def test_raised_digits_after_a_whole_amount_are_no_price():
 
 def test_a_noscript_copy_of_the_price_list_is_not_read():
     """civo's recorded page with a changed copy of itself in <noscript> before the real
-    list: the real prices load, as the recorded page's (it loaded 1x L40S Small at 9.99)."""
+    list: the real prices load, as the recorded page's (it loaded 1x L40S Small at 9.99, then
+    refused it as priced twice)."""
     page = (FIXTURES / "civo" / "pricing.html").read_text(encoding="utf-8")
     body = page[page.index("<body>") + len("<body>") : page.index("</body>")]
     stale = body.replace("$1.29<span>", "$9.99<span>")
