@@ -220,6 +220,11 @@ def method_notes(ask: Ask, question: CostQuestion) -> list[str]:
     )
     if ask.mine.active:
         sql += " (list prices in US dollars: the view holds neither discounts nor currencies)"
+    if ask.max_instances is not None:  # how many instances hold the model is the ranking's
+        sql += (
+            f" (without {ask.voice.said('max_instances', ask.max_instances)}: the view does not "
+            "say how many instances hold the model, so its offers needing more are in it)"
+        )
     notes.append(sql)
     return notes
 
@@ -229,9 +234,11 @@ def _quoted(value: str) -> str:
 
 
 def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
-    """A query on cost_per_token that gives the ranking's numbers, filters included: the view
-    where the figures are at the default point, else cost_per_token_at with the asked point's
-    arguments (a precision narrows training's figures too)."""
+    """A query on cost_per_token that gives the ranking's numbers, filters included (chips,
+    regions or zones, providers, instance types, pricing models, and --max-interruption's
+    AWS spot buckets); the view where the figures are at the default point, else
+    cost_per_token_at with the asked point's arguments (a precision narrows training's
+    figures too). --max-instances is not in it: method_notes says so."""
     point = ask.point if ask.workload == "inference" else Point(precision=ask.precision)
     table = point.of("cost_per_token_at") if point != Point() else "cost_per_token"
     cost = ""
@@ -239,7 +246,7 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
         factor = question.tokens / 1e6 * (1 + question.overhead)
         cost = f", min(usd_per_million_tokens) * {factor:.12g} as usd_for_tokens"
     where = f"where model = {_quoted(ask.model)} and workload = {_quoted(ask.workload)}"
-    columns = {"regions": "region", "providers": "provider"}
+    columns = {"regions": "region", "providers": "provider", "instances": "instance_type"}
     for column, values in [("chip", ask.chips)] + [
         (columns[k], v) for k, v in ask.filters.items() if k in columns
     ]:
@@ -251,6 +258,12 @@ def equivalent_sql(ask: Ask, question: CostQuestion) -> str:
             where += f" and {held}"
     if paid := pricing_sql(ask.filters.get("pricing_models"), _quoted):
         where += f" and {paid}"
+    if ask.max_interruption is not None:  # as cost_rows: AWS's bucket within it (_SPOT)
+        where += (
+            " and (pricing_model <> 'spot' or provider = 'aws' and (region, instance_type) in "
+            "(select region, instance_type from spot_interruptions where os = 'Linux' and "
+            f"interruption_max <= {float(ask.max_interruption):g}))"
+        )
     if not ask.all_offers:  # as the ranking: a whole chip anyone can rent (cost_rows)
         where += " and chip_count >= 1"
         if not ask.filters.get("regions"):
