@@ -46,7 +46,7 @@ WHOLE_AMOUNT = re.compile(r"(?i)(?:\$|\busd|€|£)\s*(?:[0-9]{1,3}(?:,[0-9]{3})
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 # How much of the text before a <sup> is looked at: a currency mark and a whole amount.
 _BEFORE = 40
-_SPACES = re.compile(r"\s+")
+_SUP = re.compile(r"(?i)<sup\b")
 # Elements whose text is set apart from their neighbours', as a browser lays them out.
 BLOCK = frozenset({"br", "p", "div", "li", "td", "th", "tr"})
 # The deepest element a browser keeps inside its parent (Chromium's
@@ -162,36 +162,39 @@ def _read_raised(root: Element) -> None:
     ends in the number, the <sup> gone: so whichever element a source reads the amount of, its
     text or its strings alone, it reads "$68.80" of "<span>$68</span><sup>.80</sup>" and
     "$10³²" of "$10<sup>32</sup>". One pass in document order: the text before each <sup> is
-    the page's, whichever elements hold it ("<span>$</span>10<sup>32</sup>"), its whitespace
-    collapsed; a block between the number and the <sup> parts them."""
+    the page's, whichever elements hold it ("<span>$</span>10<sup>32</sup>"), a run of spaces
+    ending a text one space; a block between the number and the <sup> parts them."""
     before = ""
     last: tuple[list[Element | str], int] | None = None  # the last text, if no block since
-    stack: list[tuple[Element, int]] = [(root, 0)]
+    gone: list[tuple[list[Element | str], Element]] = []
+    # each open element with where its children are read to, as text() reads them
+    stack = [(root, iter(enumerate(root.children)))]
     while stack:
-        element, at = stack.pop()
-        if at == len(element.children):
+        element, children = stack[-1]
+        for at, child in children:
+            if isinstance(child, str):
+                piece = child.rstrip()
+                if len(piece) < len(child):
+                    piece += " "
+                before = (before + piece[-_BEFORE:])[-_BEFORE:]
+                last = (element.children, at)
+            elif child.tag == "sup":
+                if last is not None and (shown := _raised(child.text(footnotes=True), before)):
+                    texts, where = last
+                    texts[where] = str(texts[where]) + shown
+                    before = (before + shown)[-_BEFORE:]
+                    gone.append((element.children, child))
+            elif child.tag not in HIDDEN:
+                if child.tag in BLOCK:
+                    before, last = (before + " ")[-_BEFORE:], None
+                stack.append((child, iter(enumerate(child.children))))
+                break  # its children before its next sibling
+        else:
+            stack.pop()
             if element.tag in BLOCK:  # its end parts it from what follows, as its start does
                 before, last = (before + " ")[-_BEFORE:], None
-            continue
-        child = element.children[at]
-        if isinstance(child, str):
-            before = _SPACES.sub(" ", before + child)[-_BEFORE:]
-            last = (element.children, at)
-        elif child.tag == "sup":
-            if last is not None and (shown := _raised(child.text(footnotes=True), before)):
-                texts, where = last
-                texts[where] = str(texts[where]) + shown
-                before = (before + shown)[-_BEFORE:]
-                del element.children[at]
-                stack.append((element, at))  # the next child is at its place now
-                continue
-        elif child.tag not in HIDDEN:
-            if child.tag in BLOCK:
-                before, last = (before + " ")[-_BEFORE:], None
-            stack.append((element, at + 1))
-            stack.append((child, 0))
-            continue
-        stack.append((element, at + 1))
+    for siblings, sup in gone:
+        siblings.remove(sup)  # by identity: elements compare so
 
 
 def parse_html(text: str) -> Element:
@@ -230,7 +233,8 @@ def parse_html(text: str) -> Element:
         nodes += 1
         if nodes > MOST_NODES:  # with their texts, or elements the count above missed
             raise _too_many(_page(text), text, "its tree was built and not kept")
-    _read_raised(root)
+    if _SUP.search(text):  # no page without one pays for the pass
+        _read_raised(root)
     return root
 
 
