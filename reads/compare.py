@@ -56,6 +56,9 @@ OFFER_FIELDS = (
     "throughput_range_high", "throughput_chips", "estimate", "estimate_basis", "gpu_alone",
     "spot_doubt", "sample",
 )  # fmt: skip
+# The zone of an offer priced per zone (AWS's spot), empty for one priced per region: after
+# every other column (the command line's currency too), so that those keep their places.
+ZONE_FIELDS = ("a_zone", "b_zone")
 
 
 # The frame's columns that may be empty in every row (a "cannot say" has no change, a USD
@@ -127,6 +130,8 @@ class CompareResult:
                         for k, line_row in (("a", line.a), ("b", line.b))
                         for name in OFFER_FIELDS
                     },
+                    "a_zone": line.a.get("zone"),
+                    "b_zone": line.b.get("zone"),
                 }
             )
         return typed_empty(pl.DataFrame(rows, infer_schema_length=None), _COLUMN_TYPES)

@@ -26,6 +26,7 @@ from chipcost.cli.price_cells import (
     ESTIMATE_MARK,
     SHORT_NOTE,
     doubt_note,
+    where_cell,
 )
 from chipcost.cli.render import shown
 from chipcost.cli.render_fresh import print_freshness
@@ -75,10 +76,15 @@ def _compare(**given: Any) -> None:
         if asked["chart"]:
             print_chart(out, result)
         return
-    from chipcost.core.frames import money_named  # polars: csv and json only
+    import polars as pl  # csv and json only
+
+    from chipcost.core.frames import money_named
+    from chipcost.reads.compare import ZONE_FIELDS
 
     money = str(result.ranking.header["currency"])
-    write_frame(format, with_currency(money_named(result.frame(), money), money))
+    frame = with_currency(money_named(result.frame(), money), money)
+    # each side's zone after the currency, added last: the columns before keep their places
+    write_frame(format, frame.select(pl.exclude(*ZONE_FIELDS), *ZONE_FIELDS))
     # the notes for people, on stderr as the table prints them under it, worded for the rows
     # (docs/cli.md)
     for note in _said_of(result, table=False):
@@ -225,8 +231,9 @@ def _cells(result: CompareResult, line: Comparison, wide: bool = False) -> dict:
         "needs": f"{who}{judged.break_even_words()}",
         "share": f"{judged.share:,.0%}",
         "verdict": _verdict(line),
-        "a_offer": plain(f"{a['provider']} {a['region']} {a['instance_type']}"),
-        "b_offer": plain(f"{b['provider']} {b['region']} {b['instance_type']}"),
+        # a zone's offer named by its zone (us-east-1d), whose price is that zone's alone
+        "a_offer": plain(f"{where_cell(a)} {a['instance_type']}"),
+        "b_offer": plain(f"{where_cell(b)} {b['instance_type']}"),
     }
 
 

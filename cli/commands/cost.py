@@ -21,6 +21,7 @@ from chipcost.cli.price_cells import (
     doubt_note,
     estimate_note,
     pricing_cell,
+    where_cell,
 )
 from chipcost.cli.render import print_note, say_more_rows, shown
 from chipcost.cli.render_fresh import print_freshness
@@ -220,7 +221,8 @@ def ranking_table(
                     pricing_label(row, short=not wide)
                     + (DOUBT_MARK if row.get("spot_doubt") else "")
                 ),
-                "where": plain(f"{row['provider']} {row['region']}"),
+                # a zone's offer by its zone (us-east-1d), whose price is that zone's alone
+                "where": plain(where_cell(row)),
                 "price": _money(row["price_per_chip_hour"], 4, currency)
                 + (ESTIMATE_MARK if row.get("estimate") else ""),
                 "tps": _tps(row),

@@ -100,3 +100,29 @@ def test_a_tables_where_given_as_region_is_refused_naming_both_filters(run, db, 
     them, by every read that takes --region."""
     done = run(*read, "--region", where, "--db", db)
     assert done.returncode == 2 and give in " ".join(done.stderr.split()), done.stderr
+
+
+def test_cost_and_compare_name_a_zones_offer_by_its_zone(run, db):
+    """A zone's spot price is that zone's alone (not its region's cheapest): the answers say
+    the zone, in the table's where and in csv and json, compare's zones after its other
+    columns."""
+    asked = ("--model", "llama-3-70b", "--workload", "inference", "--pricing-model", "spot",
+             "--region", "us-east-1d", "--db", db)  # fmt: skip
+    wide = {"COLUMNS": "250"}
+    compared = run("compare", "H200", "H100-SXM", *asked, "--wide", env=wide)
+    assert compared.returncode == 0, compared.stderr
+    assert "aws us-east-1d p5en.48xlarge" in compared.stdout
+    assert "aws us-east-1d p5.48xlarge" in compared.stdout
+    rows = _json(run, "compare", "H200", "H100-SXM", *asked)
+    assert [(r["a_region"], r["a_zone"], r["b_zone"]) for r in rows] == [
+        ("us-east-1", "us-east-1d", "us-east-1d")
+    ]
+    done = run("compare", "H200", "H100-SXM", *asked, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.splitlines()[0].split(",")
+    assert header[-3:] == ["currency", "a_zone", "b_zone"]
+    ranked = run("cost", *asked, env=wide)
+    assert ranked.returncode == 0, ranked.stderr
+    first = next(line for line in ranked.stdout.splitlines() if line.startswith("1 "))
+    assert "aws us-east-1d " in first, first
+    assert {r["zone"] for r in _json(run, "cost", *asked)} == {"us-east-1d"}
