@@ -119,6 +119,26 @@ def test_discounts_show_ninety_percent_of_list_labelled(golden, discounts):
     assert "discount" not in plain[0] and min(r["price_per_chip_hour"] for r in plain) == 5.0
 
 
+def test_a_price_bound_is_on_the_prices_shown_after_discounts_and_currency(golden, discounts):
+    """docs/your-prices.md: --max-price bounds the prices shown, after your discounts and in
+    the currency shown; --list-prices bounds the list prices."""
+    args = ("prices", "--chip", "H100-SXM", "--provider", "aws", "--format", "json",
+            "--db", str(golden))  # fmt: skip
+
+    def listed(*more: str) -> list[float]:
+        done = cli(*args, *more, CHIPCOST_DISCOUNTS=str(discounts))
+        assert done.returncode == 0, done.stderr
+        return [row["price_per_chip_hour"] for row in json.loads(done.stdout)]
+
+    # us-east-1's API price, 9.25 a chip-hour: 8.325 after 10%, 6.66 euros at 1.25 a euro
+    assert pytest.approx(8.325) in listed("--max-price", "8.5")
+    assert pytest.approx(6.66) in listed("--currency", "EUR", "--max-price", "7")
+    assert pytest.approx(6.66) not in listed("--currency", "EUR", "--max-price", "6.5")
+    assert max(listed("--list-prices", "--max-price", "8.5")) <= 8.5
+    assert pytest.approx(9.25) in listed("--list-prices", "--min-price", "9.2")
+    assert pytest.approx(8.325) not in listed("--min-price", "9")
+
+
 def test_a_rule_for_a_region_its_provider_has_no_price_in_is_said_in_one_line(golden, tmp_path):
     path = tmp_path / "d.toml"
     path.write_text(
