@@ -158,6 +158,24 @@ def test_a_rule_for_a_region_its_provider_has_no_price_in_is_said_in_one_line(go
     assert "line 1:" not in said and "'nowhere'" not in said and str(tmp_path) not in said
 
 
+def test_a_rule_whose_region_is_a_zone_is_said_with_the_region_to_give(golden, tmp_path):
+    """A rule's region names a region (every zone of it included), not a zone: a zone the
+    reads take as --region is said as one, with its region, not as a misspelt region."""
+    path = tmp_path / "d.toml"
+    path.write_text('[[discount]]\nprovider = "aws"\nregion = "us-east-2a"\npercent = 5\n')
+    zoned = cli("prices", "--region", "us-east-2a", "--format", "json", "--db", str(golden))
+    assert zoned.returncode == 0 and json.loads(zoned.stdout), zoned.stderr
+    result = cli("prices", "--chip", "H100-SXM", "--db", str(golden), CHIPCOST_DISCOUNTS=str(path))
+    assert result.returncode == 0, result.stderr
+    said = " ".join((result.stdout + result.stderr).split())
+    assert (
+        "discounts file d.toml, line 1: 'us-east-2a' is a zone of aws's region us-east-2, and a "
+        "rule's region names a region, not a zone, so the rule applies to nothing; give its "
+        "region us-east-2 (every offer of the region, its zones' included) or drop it"
+    ) in said, said
+    assert "holds no aws price in region" not in said
+
+
 def test_a_discount_reorders_what_is_cheapest(golden, tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("provider,region,percent,label\naws,us-west-2,40,west deal\n")
