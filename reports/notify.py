@@ -21,7 +21,7 @@ from chipcost.reports.text import first_known, top_move
 from chipcost.warehouse.db import connect
 from chipcost.warehouse.notifications import record_sent, sent_today
 from chipcost.warehouse.reader import open_reader
-from chipcost.warehouse.snapshot import cheapest_by_model
+from chipcost.warehouse.snapshot import at_rate_day, cheapest_by_model
 
 # The same freshness as the report's "cheapest now": an offer whose source stopped running
 # a week ago is not today's cheapest.
@@ -158,8 +158,11 @@ def price_alerts(
     against those at `since`; with the title that announces them."""
     moves = moves_since(con, since, threshold_pct)
     fresh = timedelta(days=FRESH_DAYS)
-    before = with_labels(cheapest_by_model(con, since, since - fresh))
-    after = with_labels(cheapest_by_model(con, until, until - fresh))
+    # Both at the rate of `until`'s day: a euro price that did not move is no new cheapest
+    # because the euro fell between the two days.
+    day = at_rate_day(until)
+    before = with_labels(cheapest_by_model(con, since, since - fresh, day))
+    after = with_labels(cheapest_by_model(con, until, until - fresh, day))
     alerts = move_alerts(moves) + cheapest_alerts(before, after)
     sample = bool(moves.height and moves["sample"].any()) or _sample_since(con, since)
     parts = []

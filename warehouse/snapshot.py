@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 import polars as pl
@@ -11,20 +11,35 @@ from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import OFFER_KEY, bucket_sql
 from chipcost.transform.cost import bytes_per_parameter
 from chipcost.warehouse.bound import execute, relation
-from chipcost.warehouse.fx import in_currency
+from chipcost.warehouse.fx import USD_PER_EUR, in_currency
 from chipcost.warehouse.reader import in_working_memory
 
 # Prices in force at $at, from offers some source still saw after $fresh: an offer whose
 # source stopped running long ago is not "cheapest now" (the health table names the source).
+# A euro price is in US dollars at the rate in force on $rate_day (at_rate_day: the day `at`
+# ends), the rate `chipcost history` and the period's changes convert that day's prices at,
+# not the rate of the day each was last seen (price_history_usd's): a price seen after the
+# period is not worth a later day's dollars in the period's report. A price with no such
+# rate is left out, as the view leaves it out (views/parts/history_in_usd.sql).
 _AS_OF = f"""
+WITH usd_per_eur AS ({USD_PER_EUR}),
+held AS (
+    SELECT h.* REPLACE (
+        CASE WHEN h.currency = 'EUR' THEN h.price_per_hour * r.usd ELSE h.price_per_hour END
+            AS price_per_hour
+    )
+    FROM price_history h
+    LEFT JOIN usd_per_eur r ON r.on_day = CASE WHEN h.currency = 'EUR' THEN $rate_day END
+    WHERE h.valid_from < $at AND (h.valid_to IS NULL OR h.valid_to >= $at)
+      AND h.last_seen_at >= $fresh AND h.chip_count > 0
+      AND (h.currency = 'USD' OR r.usd IS NOT NULL)
+)
 SELECT
     chip, provider, region, zone, instance_type, pricing_model, term, payment, plan, source,
     chip_count, price_per_hour, per_chip_hour(price_per_hour, chip_count) AS price_per_chip_hour,
     last_seen_at,
     {bucket_sql()} AS bucket
-FROM price_history_usd
-WHERE valid_from < $at AND (valid_to IS NULL OR valid_to >= $at)
-  AND last_seen_at >= $fresh AND chip_count > 0
+FROM held
 """
 
 # An unrecognised accelerator ('unknown') is no chip to rent by name: listed elsewhere, not here.
@@ -114,15 +129,28 @@ COST_COLUMNS = (
 )
 
 
+def at_rate_day(at: datetime) -> date:
+    """The UTC day whose rate converts the prices in force at `at` (a period's end, midnight
+    after its last day): the day that moment ends, the last day the prices were in force."""
+    return (at.astimezone(UTC) - timedelta(microseconds=1)).date()
+
+
+def _as_of(at: datetime, fresh: datetime, rate_day: date | None = None) -> dict[str, object]:
+    """_AS_OF's parameters: euro prices at the rate of `rate_day`, else of the day `at` ends."""
+    return {"at": at, "fresh": fresh, "rate_day": rate_day or at_rate_day(at)}
+
+
 def priced_at(
     con: duckdb.DuckDBPyConnection, at: datetime, fresh: datetime, currency: str | None = None
 ) -> pl.DataFrame:
     """Every recognised offer's per-chip price in force at `at` (what cheapest_by_model picks
     from), for a reader that changes prices before choosing (your discounts); in `currency`
-    at the rate of the day each was last seen when given (chipcost.warehouse.fx)."""
-    sql = f"WITH priced AS ({_AS_OF}) SELECT * FROM priced WHERE chip <> 'unknown'"
-    sql, params = in_currency(con, sql, {"at": at, "fresh": fresh}, currency, day="last_seen_at")
-    return frame_of(relation(con, sql, params))
+    when given at the rate of the day `at` ends (at_rate_day, chipcost.warehouse.fx), as the
+    US dollars are."""
+    sql = f"WITH priced AS ({_AS_OF}) SELECT *, $rate_day AS fx_day FROM priced "
+    sql += "WHERE chip <> 'unknown'"
+    sql, params = in_currency(con, sql, _as_of(at, fresh), currency, day="fx_day", drop=("fx_day",))
+    return frame_of(relation(con, sql, params)).drop("fx_day", strict=False)
 
 
 # The order cheapest_by_model breaks ties in, for the same choice made outside SQL.
@@ -133,11 +161,12 @@ CHEAPEST_ORDER = (
 
 
 def cheapest_by_model(
-    con: duckdb.DuckDBPyConnection, at: datetime, fresh: datetime
+    con: duckdb.DuckDBPyConnection, at: datetime, fresh: datetime, rate_day: date | None = None
 ) -> pl.DataFrame:
     """Per chip and pricing bucket (on_demand, commit_1yr, commit_3yr, commit_other, spot,
-    capacity_block), the cheapest per-chip hourly price in force at `at`."""
-    return frame_of(relation(con, _CHEAPEST, {"at": at, "fresh": fresh}))
+    capacity_block), the cheapest per-chip hourly price in force at `at`, a euro price at the
+    rate of `rate_day` (None: of the day `at` ends, at_rate_day)."""
+    return frame_of(relation(con, _CHEAPEST, _as_of(at, fresh, rate_day)))
 
 
 def source_disagreements(
@@ -145,7 +174,7 @@ def source_disagreements(
 ) -> pl.DataFrame:
     """Offers priced by two or more sources at `at`, with their spread; `disagrees` marks
     those whose highest price is more than threshold_pct above the lowest."""
-    params = {"at": at, "fresh": fresh, "threshold": threshold_pct}
+    params = {**_as_of(at, fresh), "threshold": threshold_pct}
     return frame_of(relation(con, _DISAGREEMENTS, params))
 
 
