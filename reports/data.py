@@ -30,7 +30,7 @@ from chipcost.warehouse.changes import (
     price_moves,
 )
 from chipcost.warehouse.freshness import freshness
-from chipcost.warehouse.fx import NONE_UNRATED, Unrated
+from chipcost.warehouse.fx import NONE_UNRATED, Provisional, Unrated, provisional
 from chipcost.warehouse.history import daily_cheapest, daily_unrated
 from chipcost.warehouse.reader import in_working_memory
 from chipcost.warehouse.snapshot import (
@@ -100,6 +100,11 @@ class ReportData:
     # discounts and rates applied (empty: list prices in US dollars).
     currency: str = "USD"
     yours: tuple[str, ...] = ()
+    # The days whose euro prices are at an earlier day's rate, their own not loaded yet
+    # (chipcost.warehouse.fx.provisional): of the index's on demand prices, and of the
+    # period's last day, "Cheapest now"'s. None: every such price is at its day's final rate.
+    provisional_index: Provisional | None = None
+    provisional_now: Provisional | None = None
 
     @property
     def sample(self) -> bool:
@@ -256,6 +261,9 @@ def gather(
     speed_curve = () if later else _speed_curve(con)
     step("reading the price index")
     index = _index(con, period)
+    before = period.since - timedelta(days=1)  # the index's first day
+    provisional_index = provisional(con, before, period.until, ["on_demand"])
+    provisional_now = provisional(con, period.until, period.until)
     return ReportData(
         generated_at=generated,
         stale_now=tuple(s.source for s in judged.stale if not s.sample),
@@ -282,6 +290,8 @@ def gather(
         head_to_head=head_to_head,
         speed_curve=speed_curve,
         index=index,
+        provisional_index=provisional_index,
+        provisional_now=provisional_now,
     )
 
 

@@ -10,7 +10,7 @@ from chipcost.reports.data import ReportData, report_name
 from chipcost.reports.glance import moves_table, verdicts
 from chipcost.reports.labels import estimated_note
 from chipcost.reports.moves import alike_moves, shown_moves
-from chipcost.reports.sections import Section, no_changes
+from chipcost.reports.sections import Section, no_changes, provisional_note
 from chipcost.reports.tables import cheapest_table, cost_table, table_html
 
 # Pricing buckets the e-mail shows (four columns fit a 390 px phone screen); the attached
@@ -93,5 +93,6 @@ def cheapest_now(data: ReportData) -> Section | None:
     explain = (
         f"Cheapest per chip-hour {data.at_end}; 3-year commitments and "
         "more in the report." + "".join(f" Your prices: {y}." for y in data.yours)
-    ) + estimated_note(shown)
+    )
+    explain += provisional_note(data.provisional_now) + estimated_note(shown)
     return Section("cheapest", "Cheapest now", explain, table_html(table))

@@ -19,6 +19,7 @@ from chipcost.reports.labels import estimated_note
 from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.text import no_data
 from chipcost.reports.versus_charts import cost_chart, speed_chart
+from chipcost.warehouse.fx import Provisional
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def index(data: ReportData) -> Section:
         "left out), at the end of the period and its move over it, largest moves first "
         "(`chipcost index`, docs/price-index.md). An offer priced in euros counts at each "
         "day's ECB rate, so a level can move with the euro alone."
-    )
+    ) + provisional_note(data.provisional_index)
     if data.index.is_empty():
         return Section("index", title, explain, None, "No on demand prices in this period.")
     # Every chip that moved; the unchanged ones (largest markets first) up to the table's
@@ -205,9 +206,19 @@ def cheapest(data: ReportData) -> Section:
     if data.cheapest.is_empty():
         empty = f"No prices known {data.at_end}."
         return Section("cheapest", "Cheapest now", explain, None, empty)
-    explain += _yours(data) + estimated_note(data.cheapest)
+    explain += _yours(data) + provisional_note(data.provisional_now)
+    explain += estimated_note(data.cheapest)
     table = tables.cheapest_table(data.cheapest, data.currency)
     return Section("cheapest", "Cheapest now", explain, _html(table))
+
+
+def provisional_note(days: Provisional | None) -> str:
+    """' The euro prices of 2026-11-21 are at the ECB rate of 2026-11-20, ...' where a
+    section's euro prices are at an earlier day's rate, their own not loaded yet."""
+    if days is None:
+        return ""
+    said = days.said()
+    return f" {said[0].upper()}{said[1:]}."
 
 
 def _yours(data: ReportData) -> str:

@@ -11,7 +11,7 @@ currency's name: the reader says which day lacks one (chipcost.reads.your_prices
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import NamedTuple
 
 import duckdb
@@ -110,6 +110,74 @@ def newest_per_usd(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[date, floa
         GROUP BY c.currency ORDER BY c.currency
     """
     return {currency: (day, float(rate)) for currency, day, rate in con.execute(sql).fetchall()}
+
+
+# The ECB publishes a working day's rates about 16:00 CET: a run before then (06:00 UTC) has
+# the day before's newest, and converts the day's prices at it.
+ECB_PUBLISHES = "about 16:00 CET"
+
+
+class Provisional(NamedTuple):
+    """Days whose euro prices a read converted at an earlier day's rate, that day's own not
+    yet loaded: `days` (oldest first) and the rate's day (`rate_day`, the newest loaded)."""
+
+    days: tuple[date, ...]
+    rate_day: date
+
+    def said(self) -> str:
+        """'the euro prices of 2026-11-18 are provisional: at the ECB rate of 2026-11-17, ...':
+        why, and what makes them final."""
+        one = len(self.days) == 1
+        days = f"{self.days[0]}" if one else f"{self.days[0]} to {self.days[-1]}"
+        return (
+            f"the euro prices of {days} are provisional: at the ECB rate of {self.rate_day}, "
+            "the newest loaded, as the next working day's is not yet (the ECB publishes "
+            f"a working day's rate {ECB_PUBLISHES}, after a morning's run); made again once a "
+            f"later run has loaded it (`{RATES}`), the figures are final"
+        )
+
+
+def provisional(
+    con: duckdb.DuckDBPyConnection,
+    since: date,
+    until: date,
+    pricing_models: Sequence[str] | None = None,
+) -> Provisional | None:
+    """The days from `since` to `until` (never past the history's newest) on which a price in
+    euros (of `pricing_models`, None: any) was in force and is converted at the newest US
+    dollar rate loaded though a working day (Monday to Friday) has come since that rate's:
+    that working day's rate may still be published and loaded, and a read made then restates
+    those days' prices. Which rate converts a day is in_force's rule, unchanged: this says
+    where it is not yet final. None when there is no such day (each day has its own rate, a
+    weekend's is Friday's for good, or no euro price was in force)."""
+    newest = execute(con, "SELECT max(day) FROM fx_rates WHERE currency = 'USD'").fetchall()
+    rate_day = newest[0][0] if newest else None
+    if rate_day is None:
+        return None
+    # Past MAX_RATE_AGE_DAYS a day has no rate at all: its prices are left out and said so.
+    last = min(until, rate_day + timedelta(days=MAX_RATE_AGE_DAYS))
+    after = [rate_day + timedelta(days=n) for n in range(1, (last - rate_day).days + 1)]
+    first_working = next((d for d in after if d.weekday() < 5), None)
+    days = [d for d in after if first_working and first_working <= d and d >= since]
+    if not days:
+        return None
+    where = Where()
+    where.any_of("pricing_model", pricing_models)
+    held = execute(
+        con,
+        f"""
+        SELECT d.day FROM (SELECT unnest($days::DATE[]) AS day) d
+        WHERE d.day <= (SELECT least(max(last_seen_at), now())::DATE FROM price_history)
+          AND EXISTS (
+            SELECT 1 FROM price_history
+            WHERE currency = 'EUR' AND chip_count > 0 AND {where.sql()}
+              AND valid_from < d.day + INTERVAL 1 DAY
+              AND (valid_to IS NULL OR valid_to >= d.day + INTERVAL 1 DAY))
+        ORDER BY 1
+        """,
+        {**where.params, "days": days},
+    ).fetchall()
+    return Provisional(tuple(r[0] for r in held), rate_day) if held else None
 
 
 def _rate(on: str, alias: str) -> tuple[str, str, str]:

@@ -78,3 +78,40 @@ def test_an_unmoved_euro_price_is_no_new_cheapest_because_the_euro_fell(con):
     since, until = datetime(2026, 11, 19, tzinfo=UTC), datetime(2026, 11, 20, tzinfo=UTC)
     alerts, _ = price_alerts(con, since, until, 5.0)
     assert not [a for a in alerts if a.key.startswith("cheapest|MI300X|on_demand|")]
+
+
+# The sample's first three runs (Saturday 2026-11-14 to Monday the 16th) hold the ECB's rates
+# up to Friday the 13th: Monday's is published that afternoon, loaded by Tuesday's run.
+MONDAY = Period(date(2026, 11, 10), date(2026, 11, 16))
+PROVISIONAL = (
+    "The euro prices of 2026-11-16 are provisional: at the ECB rate of 2026-11-13, the newest "
+    "loaded, as the next working day's is not yet (the ECB publishes a working day's rate "
+    "about 16:00 CET, after a morning's run); made again once a later run has loaded it "
+    "(`chipcost collect --source ecb-rates`), the figures are final."
+)
+
+
+def test_a_day_at_an_earlier_rate_than_its_own_is_said_provisional(tmp_path_factory, con):
+    """A report whose last day's rate was not yet loaded (Monday's, made by Monday morning's
+    run) said nothing of it: its index and Cheapest now were restated by a report made again
+    after Tuesday's run (H100-SXM's index of the 16th 3.177915 to 3.178865). The weekend's
+    prices, at Friday's rate for good, are not provisional."""
+    from chipcost.reports import digest, sections
+
+    path = warehouses.sample(tmp_path_factory.mktemp("monday") / "w.duckdb", first=3)
+    early = connect(path, read_only=True)
+    try:
+        data = gather(early, MONDAY, ReportOptions())
+    finally:
+        early.close()
+    assert data.provisional_index.days == (date(2026, 11, 16),)  # not the 14th nor the 15th
+    assert PROVISIONAL in sections.index(data).explain
+    assert PROVISIONAL in sections.cheapest(data).explain
+    assert PROVISIONAL in digest.cheapest_now(data).explain
+    # Made again once Monday's rate is loaded (the whole sample): final, nothing said.
+    later = gather(con, MONDAY, ReportOptions())
+    assert (later.provisional_index, later.provisional_now) == (None, None)
+    assert "provisional" not in sections.index(later).explain
+    assert "provisional" not in sections.cheapest(later).explain
+    levels = [d.index.filter(chip="H100-SXM")["level"][0] for d in (data, later)]
+    assert levels == [pytest.approx(3.177915025), pytest.approx(3.17886493)]
