@@ -134,6 +134,7 @@ class HistoryAnswer:
     empty: str | None = None  # why nothing matched (the command line's; None from Python)
     # Of several chips asked for, why each without a row has none (the command line's).
     missing: dict[str, str] | None = None
+    provisional: str | None = None  # days converted at an earlier rate than their own (_later)
 
 
 def history(asked: Mapping[str, Any], *, api: bool = False) -> HistoryAnswer:
@@ -152,7 +153,7 @@ def history(asked: Mapping[str, Any], *, api: bool = False) -> HistoryAnswer:
         missing = {
             c: why_no_history(con, ask, [c]) for c in found.chips if not empty and c not in shown
         }
-        return HistoryAnswer(found, empty, missing)
+        return HistoryAnswer(found, empty, missing, _later(con, found.frame))
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,25 @@ class IndexAnswer:
     # currency (chipcost.reads.price_index.index_left_out)
     left_out: tuple[dict[str, object], ...] = ()
     empty: str | None = None  # why no row is (the command line's; Python's NoMatch says it)
+    provisional: str | None = None  # days converted at an earlier rate than their own (_later)
+
+
+def _later(con, frame: pl.DataFrame) -> str | None:
+    """What says that the euro prices of some of `frame`'s days (of its chips and pricing
+    models) are converted at an earlier day's rate, their own not yet loaded, and will be
+    restated once it is (chipcost.warehouse.fx.provisional); None when none is."""
+    from chipcost.warehouse.fx import provisional
+
+    if frame.is_empty():
+        return None
+    found = provisional(
+        con,
+        frame["day"].min(),
+        frame["day"].max(),
+        frame["pricing_model"].unique().to_list(),
+        frame["chip"].unique().to_list(),
+    )
+    return found.said() if found else None
 
 
 def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
@@ -193,7 +213,7 @@ def index(asked: Mapping[str, Any], *, api: bool = False) -> IndexAnswer:
             return IndexAnswer(frame, mine, left_out=left)
         cut = until_within(con, ask.until, ask.voice)[1]
         fresh = freshness(con, None, stale_days=settings.stale_days, left=left)
-        return IndexAnswer(frame, mine, cut, fresh, left, empty)
+        return IndexAnswer(frame, mine, cut, fresh, left, empty, _later(con, frame))
 
 
 def sql(asked: Mapping[str, Any], *, api: bool = False) -> pl.DataFrame:

@@ -142,12 +142,13 @@ def provisional(
     since: date,
     until: date,
     pricing_models: Sequence[str] | None = None,
+    chips: Sequence[str] | None = None,
 ) -> Provisional | None:
     """The days from `since` to `until` (never past the history's newest) on which a price in
-    euros (of `pricing_models`, None: any) was in force and is converted at the newest US
-    dollar rate loaded though a working day (Monday to Friday) has come since that rate's:
-    that working day's rate may still be published and loaded, and a read made then restates
-    those days' prices. Which rate converts a day is in_force's rule, unchanged: this says
+    euros (of `pricing_models` and `chips`, None: any) was in force and is converted at the
+    newest US dollar rate loaded though a working day (Monday to Friday) has come since that
+    rate's: that working day's rate may still be published and loaded, and a read made then
+    restates those days' prices. Which rate converts a day is in_force's rule, unchanged: this says
     where it is not yet final. None when there is no such day (each day has its own rate, a
     weekend's is Friday's for good, or no euro price was in force)."""
     newest = execute(con, "SELECT max(day) FROM fx_rates WHERE currency = 'USD'").fetchall()
@@ -163,6 +164,7 @@ def provisional(
         return None
     where = Where()
     where.any_of("pricing_model", pricing_models)
+    where.any_of("chip", chips)
     held = execute(
         con,
         f"""

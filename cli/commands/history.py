@@ -57,6 +57,8 @@ def _history(**given: Any) -> None:
         notices(output).say(f"note: {note}")
     if mine.rates is not None:
         notices(output).say(f"note: {mine.rate_note(result.frame.to_dicts())}")
+    if answer.provisional:
+        notices(output).say(f"note: {answer.provisional}")
     print_freshness(notices(output), result.freshness)
 
 

@@ -45,6 +45,8 @@ def _index(**given: Any) -> None:
     if output is not OutputFormat.table:
         if mine.rates is not None:
             notices(output).say(f"note: {mine.rate_note(frame.to_dicts())}")
+        if found.provisional:
+            notices(output).say(f"note: {found.provisional}")
         print_freshness(notices(output), fresh)
         return
     if asked["wide"]:
@@ -54,6 +56,8 @@ def _index(**given: Any) -> None:
         out.say(
             f"note: {mine.rate_note(frame.to_dicts())}; the providers' prices listed stay in USD",
         )
+    if found.provisional:
+        out.say(f"note: {found.provisional}")
     print_freshness(out, fresh)
 
 
