@@ -6,6 +6,8 @@ import re
 from typing import Any
 
 from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.core.commands import REPLAY
+from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
@@ -51,6 +53,16 @@ COLUMNS = {
     "vram": re.compile(r"vram", re.IGNORECASE),
     "price": re.compile(r"price", re.IGNORECASE),
 }
+# The time unit of a price header, by its words ("PRICE/GPU/HR*", "Price / GPU / hr*"): the
+# hour alone is read; a header naming another unit (or none) fails the source, as the whole
+# column would be read wrong (a price per minute as one per hour is 60 times too cheap).
+HOUR_WORDS = {"h", "hr", "hrs", "hour", "hours", "hourly"}
+OTHER_TIME_WORDS = {
+    "s", "sec", "secs", "second", "seconds", "m", "min", "mins", "minute", "minutes",
+    "d", "day", "days", "daily", "w", "wk", "wks", "week", "weeks", "weekly",
+    "mo", "mos", "mth", "month", "months", "monthly", "y", "yr", "yrs", "year", "years",
+    "yearly", "annual", "annually",
+}  # fmt: skip
 # A table with a DURATION column prices 1-Click Clusters for a term ("2 weeks – 1 year", "1
 # year+") per cluster size, not an instance on demand: its rows are counted, not collected.
 TERM_HEADER = "duration"
@@ -214,6 +226,7 @@ def _page_rows(page: Page) -> list[dict[str, Any]]:
             found += [_term_row(_cells(row), terms[0]) for row in rows]
             continue
         require_columns(columns, COLUMNS, page.payload, PROVIDER)
+        _require_hourly(headers[columns["price"]], page.payload)
         per_gpu = "gpu" in headers[columns["price"]].lower().split("price", 1)[1]
         hosts = _host_columns(headers)
         for row in rows:
@@ -260,6 +273,30 @@ def _columns(headers: list[str]) -> dict[str, int]:
             if key not in found and pattern.search(header):
                 found[key] = index
     return found
+
+
+def _require_hourly(header: str, payload: Payload) -> None:
+    """Nothing when the price header prices by the hour ("PRICE/GPU/HR*"); else a ParseError
+    naming it: a header is the whole column's, so no cell under it is read."""
+    words = set(re.findall(r"[a-z]+", header.lower()))
+    others = sorted(words & OTHER_TIME_WORDS)
+    if words & HOUR_WORDS and not others:
+        return
+    says = f"names {', '.join(repr(w) for w in others)}" if others else "names no hour"
+    raise _layout_error(
+        payload,
+        f"heads its price column {header.strip()!r}, which {says}: prices are read "
+        "per hour alone, so none under it is read",
+    )
+
+
+def _layout_error(payload: Payload, what: str) -> ParseError:
+    """The source failing on a table it cannot read for sure, before any price of it is."""
+    return ParseError(
+        f"{PROVIDER}: the price table at {payload.url} "
+        f"({payload.ref or payload.name or 'unarchived'}) {what}; the layout changed; report "
+        f"it, then re-parse the archived payload with `{REPLAY}` once fixed"
+    )
 
 
 def _host_columns(headers: list[str]) -> dict[str, int]:

@@ -211,3 +211,42 @@ def test_a_timeout_storm_fails_with_advice(tmp_path):
 
     with pytest.raises(SourceError, match=f"lambda: GET {PAGE_URL} timed out"):
         fetch(fake_context(tmp_path, "lambda", handler))
+
+
+def _changed(*pairs: str) -> Payload:
+    """The recorded page with each OLD replaced by NEW (pairs given in turn), every OLD in it."""
+    data = page().data.decode()
+    for old, new in zip(pairs[::2], pairs[1::2], strict=True):
+        assert old in data, old
+        data = data.replace(old, new)
+    return Payload(data.encode(), PAGE_URL, FETCHED_AT, "changed", "changed")
+
+
+@pytest.mark.parametrize(
+    ("header", "says"),
+    [
+        ("PRICE/GPU/MIN*", "names 'min'"),
+        ("PRICE/GPU/MO*", "names 'mo'"),
+        ("PRICE PER GPU PER MONTH", "names 'month'"),
+        ("PRICE/GPU*", "names no hour"),
+    ],
+)
+def test_a_price_header_in_another_time_unit_fails_the_source_naming_it(header, says):
+    """A header is the whole column's: $0.0665 a GPU-minute read per hour was 60 times too
+    cheap (8x H100-SXM at 0.532, 'per GPU-hour'), so no price under it is read."""
+    changed = _changed("PRICE/GPU/HR*</th>", f"{header}</th>", ">$3.99<", ">$0.0665<")
+    with pytest.raises(ParseError) as failed:
+        parse([changed])
+    assert f"heads its price column {header!r}, which {says}: prices are read per hour" in str(
+        failed.value
+    )
+    assert PAGE_URL in str(failed.value)
+
+
+@pytest.mark.parametrize("header", ["PRICE/GPU/H", "Price per GPU per hour", "PRICE (USD/GPU/HR)"])
+def test_a_price_header_in_hours_as_the_page_may_word_it_is_read(header, from_page):
+    result = parse([_changed("PRICE/GPU/HR*</th>", f"{header}</th>")])
+    assert [(r.instance_type, r.price_per_hour) for r in result.records] == [
+        (r.instance_type, r.price_per_hour) for r in from_page.records
+    ]
+    assert not result.rejects
