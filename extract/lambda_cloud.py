@@ -53,6 +53,15 @@ COLUMNS = {
     "vram": re.compile(r"vram", re.IGNORECASE),
     "price": re.compile(r"price", re.IGNORECASE),
 }
+# A price header's term, where a table prices more than one: the on-demand price is read
+# ("ON-DEMAND PRICE/GPU/HR*", "Pay as you go"), a reserved term's never ("1-YR RESERVED
+# PRICE/GPU/HR"); two price columns not told apart so fail the source naming both.
+ON_DEMAND_HEADER = re.compile(r"\bon[-\s]?demand\b|\bpay[-\s]as[-\s]you[-\s]go\b", re.IGNORECASE)
+RESERVED_HEADER = re.compile(
+    r"\breserved\b|\bcommit(?:ted|ment)?\b|\bcontract\b|\bterm\b|\bupfront\b|\bannual\b"
+    r"|\b\d+\s*-?\s*(?:yr|year|mo|month|wk|week)s?\b",
+    re.IGNORECASE,
+)
 # The time unit of a price header, by its words ("PRICE/GPU/HR*", "Price / GPU / hr*"): the
 # hour alone is read; a header naming another unit (or none) fails the source, as the whole
 # column would be read wrong (a price per minute as one per hour is 60 times too cheap).
@@ -225,6 +234,7 @@ def _page_rows(page: Page) -> list[dict[str, Any]]:
         if terms:
             found += [_term_row(_cells(row), terms[0]) for row in rows]
             continue
+        columns |= _price_column(headers, page.payload)
         require_columns(columns, COLUMNS, page.payload, PROVIDER)
         _require_hourly(headers[columns["price"]], page.payload)
         per_gpu = "gpu" in headers[columns["price"]].lower().split("price", 1)[1]
@@ -273,6 +283,34 @@ def _columns(headers: list[str]) -> dict[str, int]:
             if key not in found and pattern.search(header):
                 found[key] = index
     return found
+
+
+def _price_column(headers: list[str], payload: Payload) -> dict[str, int]:
+    """{'price': its index}: the table's one price column, or the on-demand one of a table
+    whose others each price a reserved term; {} for none; a ParseError naming the headers
+    where which price is on demand cannot be told (two alike, or a reserved term's alone)."""
+    places = [at for at, header in enumerate(headers) if COLUMNS["price"].search(header)]
+    on_demand = [
+        at
+        for at in places
+        if ON_DEMAND_HEADER.search(headers[at]) and not RESERVED_HEADER.search(headers[at])
+    ]
+    reserved = [at for at in places if RESERVED_HEADER.search(headers[at])]
+    if len(places) == 1 and places != reserved:
+        return {"price": places[0]}
+    if len(on_demand) == 1 and len(reserved) == len(places) - 1:
+        return {"price": on_demand[0]}
+    if not places:
+        return {}
+    named = ", ".join(repr(headers[at].strip()) for at in places)
+    if len(places) == 1:
+        what = f"heads its one price column {named}, a reserved term's, not an on-demand price"
+    else:
+        what = (
+            f"heads {len(places)} price columns ({named}): which one is the on-demand price "
+            "cannot be told, so none is read"
+        )
+    raise _layout_error(payload, what)
 
 
 def _require_hourly(header: str, payload: Payload) -> None:

@@ -250,3 +250,53 @@ def test_a_price_header_in_hours_as_the_page_may_word_it_is_read(header, from_pa
         (r.instance_type, r.price_per_hour) for r in from_page.records
     ]
     assert not result.rejects
+
+
+PRICE_HEADER = '<th scope="col">STORAGE</th><th scope="col">PRICE/GPU/HR*</th>'
+PRICE_CELL = '<td data-label="PRICE/GPU/HR*">'
+
+
+def test_the_on_demand_price_is_read_beside_a_reserved_terms(from_page):
+    """A reserved term's column before the on-demand one: it loaded the reserved $1.11 a
+    GPU-hour as on demand (8x H100-SXM at 8.88 for 31.92), with no reject."""
+    headers = (
+        '<th scope="col">1-YR RESERVED PRICE/GPU/HR</th><th scope="col">ON-DEMAND PRICE/GPU/HR*'
+    )
+    changed = _changed(
+        PRICE_HEADER,
+        PRICE_HEADER.replace('<th scope="col">PRICE/GPU/HR*', headers),
+        PRICE_CELL,
+        f'<td data-label="1-YR RESERVED">$1.11</td>{PRICE_CELL}',
+    )
+    result = parse([changed])
+    assert by_name(result.records)["8x H100-SXM"].price_per_hour == 31.92
+    assert [(r.instance_type, r.price_per_hour) for r in result.records] == [
+        (r.instance_type, r.price_per_hour) for r in from_page.records
+    ]
+    assert not result.rejects
+
+
+@pytest.mark.parametrize(
+    ("headers", "says"),
+    [
+        (
+            "1-YR RESERVED PRICE/GPU/HR</th><th>PRICE/GPU/HR*",
+            "heads 2 price columns ('1-YR RESERVED PRICE/GPU/HR', 'PRICE/GPU/HR*'): which one "
+            "is the on-demand price cannot be told, so none is read",
+        ),
+        (
+            "ON-DEMAND PRICE/GPU/HR*</th><th>ON-DEMAND PRICE/GPU/HR (EU)",
+            "heads 2 price columns ('ON-DEMAND PRICE/GPU/HR*', 'ON-DEMAND PRICE/GPU/HR (EU)')",
+        ),
+        (
+            "1-YR RESERVED PRICE/GPU/HR",
+            "heads its one price column '1-YR RESERVED PRICE/GPU/HR', a reserved term's, not an "
+            "on-demand price",
+        ),
+    ],
+)
+def test_price_columns_not_told_apart_fail_the_source_naming_them(headers, says):
+    changed = _changed(PRICE_HEADER, PRICE_HEADER.replace("PRICE/GPU/HR*", headers))
+    with pytest.raises(ParseError) as failed:
+        parse([changed])
+    assert says in str(failed.value) and PAGE_URL in str(failed.value)
