@@ -224,12 +224,16 @@ def _page_rows(page: Page) -> list[dict[str, Any]]:
     tree = parse_html(html_text(page.payload))
     tabs = _tab_labels(tree)
     found: list[dict[str, Any]] = []
-    for table in tree.find_all("table"):
+    before: list[str] = []  # the headers of the table before, for one going on under them
+    for number, table in enumerate(tree.find_all("table"), 1):
+        rows = [row for row in table.find_all("tr") if row.find("td")]
         headers = _headers(table)
+        if headers is None:
+            headers = _continued(before, rows, number, page.payload)
+        before = headers
         columns = _columns(headers)
         if "gpu" not in columns and "price" not in columns:
             continue  # not a price table (a spec or FAQ table)
-        rows = [row for row in table.find_all("tr") if row.find("td")]
         terms = [i for i, header in enumerate(headers) if TERM_HEADER in header.lower()]
         if terms:
             found += [_term_row(_cells(row), terms[0]) for row in rows]
@@ -263,16 +267,52 @@ def _tab_labels(tree: Element) -> dict[Element, str]:
     }
 
 
-def _headers(table: Element) -> list[str]:
-    """The column headers: the cells of the table head's row (or of its first row)."""
-    first = (table.find("thead") or table).find("tr")
-    return _cells(first) if first is not None else []
+def _headers(table: Element) -> list[str] | None:
+    """The column headers: the cells of the table head's row, or of its first row where that
+    is a header row (header cells alone); None for a table whose first row holds data cells,
+    as the rest of a table split in two does ([] for a table of no rows)."""
+    head = table.find("thead")
+    first = (head or table).find("tr")
+    if first is None:
+        return []
+    if head is None and any(cell.tag == "td" for cell in _cell_elements(first)):
+        return None
+    return _cells(first)
+
+
+def _continued(before: list[str], rows: list[Element], number: int, payload: Payload) -> list[str]:
+    """The headers a table without a header row is read under: those of the table before it,
+    where each of its rows has as many cells (the rest of a table split in two); else a
+    ParseError naming it, as its rows cannot be told what they hold and none is dropped."""
+    if not rows:
+        return []
+    widths = sorted({len(_cells(row)) for row in rows})
+    if before and widths == [len(before)]:
+        return before
+    first = " | ".join(" ".join(cell.split()) for cell in _cells(rows[0]))
+    if before:
+        why = (
+            f"its rows have {' or '.join(map(str, widths))} cells, not the {len(before)} of the "
+            f"headers of the table before it ({', '.join(repr(h.strip()) for h in before)})"
+        )
+    else:
+        why = "no table before it gives headers"
+    raise _layout_error(
+        payload,
+        f"has a table (its table {number}, first row {first[:200]!r}) with no header row, "
+        f"and {why}: what its cells hold cannot be told, so none of its rows is read",
+        page="the pricing page",
+    )
 
 
 def _cells(row: Element) -> list[str]:
     """A row's cells in order, header cells among them: the live page's GPU cell is a
     <th scope="row">."""
-    return [c.text() for c in row.children if isinstance(c, Element) and c.tag in ("td", "th")]
+    return [cell.text() for cell in _cell_elements(row)]
+
+
+def _cell_elements(row: Element) -> list[Element]:
+    return [c for c in row.children if isinstance(c, Element) and c.tag in ("td", "th")]
 
 
 def _columns(headers: list[str]) -> dict[str, int]:
@@ -328,10 +368,10 @@ def _require_hourly(header: str, payload: Payload) -> None:
     )
 
 
-def _layout_error(payload: Payload, what: str) -> ParseError:
+def _layout_error(payload: Payload, what: str, page: str = "the price table") -> ParseError:
     """The source failing on a table it cannot read for sure, before any price of it is."""
     return ParseError(
-        f"{PROVIDER}: the price table at {payload.url} "
+        f"{PROVIDER}: {page} at {payload.url} "
         f"({payload.ref or payload.name or 'unarchived'}) {what}; the layout changed; report "
         f"it, then re-parse the archived payload with `{REPLAY}` once fixed"
     )

@@ -300,3 +300,39 @@ def test_price_columns_not_told_apart_fail_the_source_naming_them(headers, says)
     with pytest.raises(ParseError) as failed:
         parse([changed])
     assert says in str(failed.value) and PAGE_URL in str(failed.value)
+
+
+H100_ROW_END = '<td data-label="PRICE/GPU/HR*">$3.99</td></tr>'
+SPLIT = "</tbody></table><table><tbody>"
+
+
+def test_a_table_split_in_two_is_read_under_the_headers_of_its_first_part(from_page):
+    """The 8x table ends after its H100 row and goes on in a table with no header row: its
+    second part's first row was taken as its headers and the part skipped as no price table,
+    so 8x A100-80GB, 8x A100-40GB and 8x V100 were gone (19 records, no reject)."""
+    result = parse([_changed(H100_ROW_END, H100_ROW_END + SPLIT)])
+    assert [(r.instance_type, r.price_per_hour, r.ram_gb) for r in result.records] == [
+        (r.instance_type, r.price_per_hour, r.ram_gb) for r in from_page.records
+    ]
+    assert by_name(result.records)["8x V100"].sku == "8x NVIDIA Tesla V100"
+    assert not result.rejects
+
+
+def test_a_table_without_a_header_row_that_cannot_go_on_the_one_before_fails_naming_it():
+    """Its rows one cell short of the headers before it (a STORAGE cell gone): which cell is
+    which cannot be told, so the source fails naming the table, never its rows dropped."""
+    changed = _changed(
+        H100_ROW_END,
+        H100_ROW_END + SPLIT,
+        '<td data-label="STORAGE">5.8 TiB SSD</td><td data-label="PRICE/GPU/HR*">$1.99</td>',
+        '<td data-label="PRICE/GPU/HR*">$1.99</td>',
+    )
+    with pytest.raises(ParseError) as failed:
+        parse([changed])
+    assert (
+        "has a table (its table 4, first row 'NVIDIA A100 SXM | 80 GB | 240 | 1800 GiB | "
+        "19.5 TiB SSD | $2.79') with no header row, and its rows have 5 or 6 cells, not the 6 "
+        "of the headers of the table before it ('Plan', 'VRAM/GPU', 'vCPUs', 'RAM', 'STORAGE', "
+        "'PRICE/GPU/HR*'): what its cells hold cannot be told, so none of its rows is read"
+    ) in str(failed.value)
+    assert PAGE_URL in str(failed.value)
