@@ -137,10 +137,22 @@ _VENDORS = ("nvidia", "amd", "intel", "aws", "amazon", "habana", "google", "qual
 _VENDORS += ("geforce", "tesla")  # NVIDIA brands: "NVIDIA GeForce RTX 4090", "Tesla T4"
 
 
+# A registered or trade mark after a vendor's or product's name ("NVIDIA® H100", "Intel(R)
+# Gaudi(R) 2", "H100™"): no part of the name, so a page that adds one names the same chip.
+TRADEMARK = re.compile(r"®|™|\((?:R|TM)\)", re.IGNORECASE)
+
+
+def without_marks(name: str) -> str:
+    """'NVIDIA® H100™' -> 'NVIDIA H100': the name with its marks ('®', '™', '(R)', '(TM)') left
+    out and its whitespace collapsed, as a source names the offer and the catalog reads it."""
+    return " ".join(TRADEMARK.sub(" ", name).split())
+
+
 def normalise_spelling(spelling: str) -> str:
-    """'NVIDIA H100-SXM5 80GB' -> 'h100sxm580gb': case, separators and vendor ignored
-    ('Tesla_V100_SXM2_16GB' loses its brand as 'Tesla V100 SXM2 16GB' does)."""
-    text = " ".join(spelling.lower().replace("_", " ").replace("-", " ").split())
+    """'NVIDIA H100-SXM5 80GB' -> 'h100sxm580gb': case, separators, marks and vendor ignored
+    ('Tesla_V100_SXM2_16GB' loses its brand as 'Tesla V100 SXM2 16GB' does, 'NVIDIA® H100' its
+    mark and vendor as 'NVIDIA H100' does)."""
+    text = without_marks(spelling.lower().replace("_", " ").replace("-", " "))
     for vendor in _VENDORS:
         if text.startswith(vendor + " "):
             text = text[len(vendor) + 1 :]
