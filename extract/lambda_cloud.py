@@ -62,6 +62,10 @@ RESERVED_HEADER = re.compile(
     r"|\b\d+\s*-?\s*(?:yr|year|mo|month|wk|week)s?\b",
     re.IGNORECASE,
 )
+# An amount of money in a cell ("$3.99", "3.99 USD"): a table without a header row that holds
+# one and cannot be read under the headers before it fails the source, as its rows would be
+# lost; one holding none (a layout table's text) is no price table.
+AMOUNT = re.compile(r"[$€£]\s*[0-9]|[0-9]\s*(?:USD|EUR|GBP)\b", re.IGNORECASE)
 # The time unit of a price header, by its words ("PRICE/GPU/HR*", "Price / GPU / hr*"): the
 # hour alone is read; a header naming another unit (or none) fails the source, as the whole
 # column would be read wrong (a price per minute as one per hour is 60 times too cheap).
@@ -282,13 +286,14 @@ def _headers(table: Element) -> list[str] | None:
 
 def _continued(before: list[str], rows: list[Element], number: int, payload: Payload) -> list[str]:
     """The headers a table without a header row is read under: those of the table before it,
-    where each of its rows has as many cells (the rest of a table split in two); else a
-    ParseError naming it, as its rows cannot be told what they hold and none is dropped."""
-    if not rows:
-        return []
+    where each of its rows has as many cells (the rest of a table split in two); none ([])
+    where no cell of it holds an amount; else a ParseError naming it, as its rows cannot be
+    told what they hold and none is dropped."""
     widths = sorted({len(_cells(row)) for row in rows})
     if before and widths == [len(before)]:
         return before
+    if not any(AMOUNT.search(cell) for row in rows for cell in _cells(row)):
+        return []  # no price in it (a layout table's text): nothing of it is read or lost
     first = " | ".join(" ".join(cell.split()) for cell in _cells(rows[0]))
     if before:
         why = (
