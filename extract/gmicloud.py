@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from chipcost.core.catalog import without_marks
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
@@ -20,7 +21,12 @@ PROVIDER = "gmicloud"
 # GPU, each a heading "NVIDIA H200", a price span and a unit span. GMI Cloud's console API
 # (console.gmicloud.ai) needs an account and is not read.
 PRICING_URL = "https://www.gmicloud.ai/en/pricing"
-HEADING = "NVIDIA "
+# A card's heading names the vendor first; a mark after a name ("NVIDIA® H200") is no part of
+# it (catalog.without_marks), so the offer keeps its name, and its history, when a page adds one.
+HEADING = re.compile(r"^NVIDIA\s+", re.IGNORECASE)
+# The heading is a heading element (the recorded page's <h3>, or another level), or a child
+# of the card holding no price span ("<div>NVIDIA H200</div>").
+HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 # The unit span after the price, read as the price's period and quantity: only a GPU-hour is
 # understood; another unit is refused, not priced as one.
 UNITS = {"/gpu-hour": 1.0}
@@ -48,7 +54,7 @@ def fetch(ctx: FetchContext) -> list[Payload]:
 
 
 def rows(page: Page) -> list[Card]:
-    """Every card: an element whose own heading (h3) names an NVIDIA GPU."""
+    """Every card: an element whose own heading names an NVIDIA GPU."""
     root = parse_html(html_text(page.payload))
     return [card for e in root.iter() if (card := _card(e)) is not None]
 
@@ -56,7 +62,7 @@ def rows(page: Page) -> list[Card]:
 def offers(card: Card, page: Page) -> list[Item]:
     """One on-demand record per GPU card, per GPU-hour at its starting price."""
     shown = {"heading": card.heading, "price": card.price, "unit": card.unit}
-    model = GPU_WORD.sub("", card.heading.removeprefix(HEADING).strip())
+    model = GPU_WORD.sub("", HEADING.sub("", without_marks(card.heading)))
     name = f"1x {model}"
     # A unit or price that cannot be read keeps the card's offer open ("Contact us": none).
     offer = {"region": REGION, "instance_type": name, "pricing_model": "on_demand"}
@@ -87,16 +93,26 @@ def offers(card: Card, page: Page) -> list[Item]:
 
 
 def _card(element: Element) -> Card | None:
-    """The card `element` is, or None: it has one h3 child naming an NVIDIA GPU and a span
-    after it ending in the unit."""
+    """The card `element` is, or None: it has one heading child naming an NVIDIA GPU (a heading
+    element, or a child without a span under a card holding one) and spans after it, the price
+    and the unit."""
     children = [c for c in element.children if isinstance(c, Element)]
-    headings = [c for c in children if c.tag == "h3"]
-    if len(headings) != 1 or not headings[0].text().startswith(HEADING):
-        return None
     spans = element.find_all("span")
-    badge = next((c.text() for c in children if c.tag == "div" and not c.find("span")), "")
+    headings = [
+        c
+        for c in children
+        if HEADING.match(without_marks(c.text()))
+        and (c.tag in HEADING_TAGS or (spans and not c.find("span")))
+    ]
+    if len(headings) != 1:
+        return None
+    [heading] = headings
+    badge = next(
+        (c.text() for c in children if c.tag == "div" and c is not heading and not c.find("span")),
+        "",
+    )
     return Card(
-        heading=headings[0].text(),
+        heading=heading.text(),
         price=spans[0].text() if spans else "",
         unit=spans[1].text() if len(spans) > 1 else "",
         badge=badge,

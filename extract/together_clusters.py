@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from chipcost.core.catalog import without_marks
 from chipcost.core.commands import REPLAY
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
@@ -28,8 +29,9 @@ PAGE_URL = "https://www.together.ai/pricing"
 CLUSTERS_HEADING = "gpu clusters"
 # A GPU cluster row names the node type ("NVIDIA HGX H100") under the Hardware header and its
 # on-demand price per GPU-hour under the On-demand one; the reserved terms' columns (7-30 days
-# and on) are not read.
-GPU_ROW = re.compile(r"^(?:NVIDIA|AMD)\s", re.IGNORECASE)
+# and on) are not read. A mark after the vendor ("NVIDIA®") is no part of the name
+# (catalog.without_marks): the node type is named as without it, so its history stays whole.
+GPU_ROW = re.compile(r"^(?:NVIDIA|AMD)(?:®|™|\((?:R|TM)\))*\s", re.IGNORECASE)
 # The columns read, by their headers: by name, not position, so a column moved is read where it
 # is and one missing (or named twice) fails the source naming it before any price is read. A
 # header over several columns heads each ("Reserved" over "7-30 days" ... "181+ days").
@@ -184,7 +186,7 @@ def _shown(element: Element) -> Iterator[Element]:
 def offers(row: dict[str, Any], page: Page) -> list[Item]:
     """One on-demand record per GPU node type, per 8-GPU node-hour; pure."""
     cells, listed = row["cells"], row["price"]
-    name = re.sub(r"\bHGX\s+HGX\b", "HGX", row["name"])  # the page has written "HGX HGX"
+    name = re.sub(r"\bHGX\s+HGX\b", "HGX", without_marks(row["name"]))  # page wrote "HGX HGX"
     if listed is None:
         return [page.reject(f"{name}: the row has no price cell", cells, name)]
     per_gpu, why = price_of(listed, f"{name}: price", PER_GPU)

@@ -4,6 +4,7 @@ a card without a price, a unit not understood, and fetch() without a key."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from chipcost.extract.gmicloud import PRICING_URL, SOURCE, fetch, parse
 from tests.paths import FIXTURES
@@ -45,3 +46,34 @@ def test_fetch_needs_no_key(tmp_path):
 
     [fetched] = fetch(context(tmp_path, SOURCE.name, handler))
     assert fetched.url == PRICING_URL and len(parse([fetched]).records) == 4
+
+
+H200_HEADING = (
+    '<h3 class="p-6 pb-4 text-base font-medium leading-4 text-black sm:text-2xl sm:leading-6 '
+    'lg:p-8 lg:pb-6 lg:pt-14">NVIDIA H200</h3>'
+)
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        H200_HEADING.replace("NVIDIA H200", "NVIDIA® H200"),
+        H200_HEADING.replace("NVIDIA H200", "NVIDIA(TM) H200™"),
+        "<h2>NVIDIA H200</h2>",
+        "<div>NVIDIA® H200</div>",
+    ],
+    ids=["registered", "trade-marks", "h2", "div"],
+)
+def test_a_card_is_read_whatever_its_heading_and_marks(heading):
+    """A mark after the name, or a heading not an <h3>: the card is the same GPU under the same
+    name, 1x H200 at $2.60 (the card was dropped with no reject, the offer withdrawn)."""
+    text = (FIXTURES / "pricing.html").read_text(encoding="utf-8")
+    assert H200_HEADING in text
+    result = parse([payload("pricing.html", data=text.replace(H200_HEADING, heading).encode())])
+    h200 = {r.instance_type: r for r in result.records}["1x H200"]
+    assert (h200.chip, h200.price_per_hour, h200.extra["availability"]) == (
+        "H200",
+        2.6,
+        "AVAILABLE NOW",
+    )
+    assert len(result.records) == 4 and len(result.rejects) == 1  # GB300's "Pre order"

@@ -147,3 +147,15 @@ def test_fetch_reads_the_page_with_no_key(tmp_path):
 
     [fetched] = fetch(context(tmp_path, SOURCE.name, answer))
     assert len(parse([fetched]).records) == 3
+
+
+@pytest.mark.parametrize("mark", ["®", "™", "(R)"])
+def test_a_mark_after_the_vendor_names_the_same_node_type(mark, recorded):
+    """'NVIDIA®' before each node type: the same offers, named as without it (the source
+    failed, 'gave no offer')."""
+    text = (FIXTURES / "together-clusters" / RECORDED).read_text(encoding="utf-8")
+    assert "<span>NVIDIA</span>" in text
+    data = text.replace("<span>NVIDIA</span>", f"<span>NVIDIA{mark}</span>").encode()
+    result = parse([payload(RECORDED, data=data)])
+    assert result.records == recorded.records
+    assert [r.reason for r in result.rejects] == [r.reason for r in recorded.rejects]
