@@ -76,3 +76,25 @@ def test_a_json_price_in_other_digits_is_refused():
 def test_a_gpu_count_in_other_digits_is_refused(text):
     with pytest.raises(ValueError, match="is not a whole number of GPUs"):
         parse_count(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("2,048", 2048.0),
+        ("2 048", 2048.0),
+        ("2\u00a0048", 2048.0),
+        ("2\u2009048", 2048.0),
+        ("1,024,000", 1024000.0),
+        ("1,234.5", 1234.5),
+        ("1 234,5", 1234.5),
+        ("22,5", 22.5),  # a decimal comma: it read 225, every comma dropped
+        ("1,2,3", None),
+        ("1,234,5", None),  # a decimal after a thousands comma, or a group cut short
+        ("1.234,5", None),  # a point grouping thousands, or a second decimal mark
+        ("2 90", None),
+        ("2, 048", None),
+    ],
+)
+def test_a_host_spec_reads_grouped_thousands_and_a_decimal_comma_or_nothing(text, value):
+    assert host_spec(text) == value

@@ -336,3 +336,25 @@ def test_a_table_without_a_header_row_that_cannot_go_on_the_one_before_fails_nam
         "'PRICE/GPU/HR*'): what its cells hold cannot be told, so none of its rows is read"
     ) in str(failed.value)
     assert PAGE_URL in str(failed.value)
+
+
+B200_HOST = '<td data-label="RAM">2900 GiB</td><td data-label="STORAGE">22 TiB SSD</td>'
+
+
+@pytest.mark.parametrize(
+    ("ram", "storage", "host"),
+    [
+        # It read 2.0 (the size stopped at the space) and 230400 (every comma dropped).
+        ("2&nbsp;900 GiB", "22,5 TiB SSD", (2900.0, 22.5 * 1024)),
+        ("2&thinsp;900 GiB", "22&#8239;500 GB SSD", (2900.0, 22500.0)),
+        ("2,900 GiB", "22.5 TiB SSD", (2900.0, 22.5 * 1024)),
+        # Read two ways, so neither: the host is left empty, the price loaded as it is.
+        ("2 90 GiB", "1.234,5 TB SSD", (None, None)),
+    ],
+)
+def test_host_sizes_are_read_in_the_number_formats_a_page_writes(ram, storage, host):
+    changed = _changed(
+        B200_HOST, f'<td data-label="RAM">{ram}</td><td data-label="STORAGE">{storage}</td>'
+    )
+    b200 = by_name(parse([changed]).records)["8x B200 SXM"]
+    assert (b200.ram_gb, b200.disk_gb) == host and b200.price_per_hour == 53.52
