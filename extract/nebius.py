@@ -26,6 +26,16 @@ TABLE = "pc-highlight-table-block"
 DATA_BLOCK = re.compile(r'"type":"highlight-table-block".*?"table":\{"content":', re.DOTALL)
 # A data cell may be a markdown link ("[Contact us](#ai-contact-form)"): its text is the cell.
 LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# The data's raised text, "^*^" and "^1^" its footnote marks ("Free^*^", "...(Slurm on
+# Kubernetes)^**^"): a mark of digits or asterisks is left out, as the rendered page's <sup>
+# is, but digits raised after a whole amount ("$4^50^", "4^50^ USD") are cents or a footnote
+# and no page says which: kept as superscript digits, which the price reader refuses, never
+# read as 4. Anything else raised ("^/hr^") is kept, so a unit or currency raised is seen and
+# refused, not dropped.
+RAISED = re.compile(r"\^([0-9*]+)\^")
+WHOLE_BEFORE = re.compile(r"(?<![0-9.,])[0-9]+\s*$")
+MONEY_AROUND = re.compile(r"(?i)(?:[$€£]|\busd)\s*[0-9]+\s*$|^\s*(?:[$€£]|usd\b|eur\b|gbp\b)")
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 HEAD, BODY, ROW, CELL = (f"{TABLE}__{part}" for part in ("head", "body", "row", "cell"))
 ITEM = "item"
 # A GPU table is one with a per-GPU-hour price column; other tables (CPU, storage) have none.
@@ -112,10 +122,24 @@ def _data_tables(text: str) -> list[Table]:
             content, _ = json.JSONDecoder().raw_decode(data, block.end())
         except ValueError:
             continue  # not a table the parser can read: the rendered tables are tried
-        grid = [[LINK.sub(r"\1", str(c)) for c in r] for r in content if isinstance(r, list)]
+        grid = [[_data_cell(c) for c in r] for r in content if isinstance(r, list)]
         if grid:
             found.append((grid[0], [Line(grid[0], cells) for cells in grid[1:]]))
     return found
+
+
+def _data_cell(value: object) -> str:
+    """A data cell's text: a link's text, the page's footnote marks left out (RAISED)."""
+    text = LINK.sub(r"\1", str(value))
+    return RAISED.sub(lambda mark: _mark(mark, text), text).strip()
+
+
+def _mark(mark: re.Match[str], text: str) -> str:
+    before, after, raised = text[: mark.start()], text[mark.end() :], mark.group(1)
+    whole = raised.isdigit() and WHOLE_BEFORE.search(before)
+    if whole and (MONEY_AROUND.search(before) or MONEY_AROUND.search(after)):
+        return raised.translate(SUPERSCRIPT)
+    return ""
 
 
 def _cells(row_group: Element | None) -> list[str]:

@@ -247,3 +247,40 @@ def test_a_from_price_stays_read_as_the_presets_lowest_and_said_so():
     result = parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=data)])
     h100 = find(result.records, "NVIDIA HGX H100", "spot")
     assert (h100.price_per_hour, h100.extra["price_listed"]) == (2.15, "From $2.15/GPU-hour")
+
+
+def recorded() -> str:
+    return (FIXTURES / "prices-2026-08-22.html").read_text(encoding="utf-8")
+
+
+def parse_recorded(text: str):
+    return parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=text.encode())])
+
+
+def test_the_data_footnote_marks_are_left_out_of_names_and_prices():
+    """The page's data marks a footnote "^*^" ("Free^*^"): on 9cdb87dd "NVIDIA HGX H200^*^"
+    was the instance type (the offer's history split) and "$4.50^1^" was refused."""
+    marked = recorded().replace('NVIDIA HGX H200\\"', 'NVIDIA HGX H200^*^\\"')
+    result = parse_recorded(marked.replace('\\"$4.50\\"', '\\"$4.50^1^\\"'))
+    assert find(result.records, "NVIDIA HGX H200").price_per_hour == 4.5
+    assert find(result.records, "NVIDIA HGX H200", "spot").price_per_hour == 2.45
+    assert len(result.records) == 14 and len(result.rejects) == 4
+
+
+@pytest.mark.parametrize(
+    ("cell", "said"),
+    [
+        # digits raised after a whole amount: cents or a footnote, as "$10<sup>32</sup>" is
+        ("$4^50^", "has 50 raised after the whole amount 4"),
+        ("4^50^ USD", "has 50 raised after the whole amount 4"),
+        ("$4.50^/hr^", "'$4.50^/hr^' is not one USD amount"),  # a raised unit is kept
+        ("$4.50^EUR^", "'$4.50^EUR^' is not one USD amount"),
+    ],
+)
+def test_a_raised_mark_that_is_no_footnote_is_refused_not_dropped(cell, said):
+    result = parse_recorded(recorded().replace('\\"$4.50\\"', f'\\"{cell}\\"'))
+    assert ("NVIDIA HGX H200", "on_demand") not in {
+        (r.instance_type, r.pricing_model) for r in result.records
+    }
+    [refused] = [r for r in result.rejects if "NVIDIA HGX H200 On-demand" in r.reason]
+    assert said in refused.reason
