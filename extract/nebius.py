@@ -6,6 +6,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from chipcost.core.commands import REPLAY
+from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
@@ -36,6 +38,7 @@ RAISED = re.compile(r"\^([0-9*]+)\^")
 WHOLE_BEFORE = re.compile(r"(?<![0-9.,])[0-9]+\s*$")
 MONEY_AROUND = re.compile(r"(?i)(?:[$€£]|\busd)\s*[0-9]+\s*$|^\s*(?:[$€£]|usd\b|eur\b|gbp\b)")
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+TITLE = re.compile(r'"title":"((?:[^"\\]|\\.)*)"')
 HEAD, BODY, ROW, CELL = (f"{TABLE}__{part}" for part in ("head", "body", "row", "cell"))
 ITEM = "item"
 # A GPU table is one with a per-GPU-hour price column; other tables (CPU, storage) have none.
@@ -89,7 +92,7 @@ def rows(page: Page) -> list[Line]:
     fails loudly)."""
     payload = page.payload
     text = html_text(payload)
-    tables = _data_tables(text) or _html_tables(text)
+    tables = _data_tables(text, payload) or _html_tables(text, payload)
     gpu_tables = [t for t in tables if any(GPU_HOUR in h.lower() for h in t[0])]
     found = {h for headers, _ in (gpu_tables or tables) for h in headers}
     require_columns(found, (EXPECTED[0],), payload, PROVIDER)
@@ -98,33 +101,60 @@ def rows(page: Page) -> list[Line]:
     return [line for _, lines in gpu_tables for line in lines]
 
 
+def _unreadable_block(payload: Payload, block: str, why: str) -> ParseError:
+    return ParseError(
+        f"{PROVIDER}: the prices page at {payload.url} "
+        f"({payload.ref or payload.name or 'unarchived'}) has a table {block} {why}; the layout "
+        f"changed; report it, then re-parse the archived payload with `{REPLAY}` once fixed"
+    )
+
+
 Table = tuple[list[str], list[Line]]
 
 
-def _html_tables(text: str) -> list[Table]:
-    tables = [t for t in parse_html(text).find_all(None, TABLE) if t.find(None, HEAD)]
-    found = []
-    for table in tables:
-        headers, body = _cells(table.find(None, HEAD)), table.find(None, BODY)
-        lines = [
-            Line(headers, [cell.text() for cell in row.find_all(None, CELL)], row.attrs)
-            for row in (body.find_all(None, ROW) if body else [])
-        ]
-        found.append((headers, lines))
+def _html_tables(text: str, payload: Payload) -> list[Table]:
+    """The tables of the rendered blocks: each header row with every row after it in its
+    block, whichever body holds it (a table split in two bodies is read whole); a block with
+    rows before any header fails the source naming it."""
+    found: list[Table] = []
+    for block in parse_html(text).find_all(None, TABLE):
+        in_head = {id(r) for head in block.find_all(None, HEAD) for r in head.find_all(None, ROW)}
+        lines: list[Line] | None = None
+        for element in block.iter():
+            if element.has_class(HEAD):
+                headers, lines = _cells(element), []
+                found.append((headers, lines))
+            elif element.has_class(ROW) and id(element) not in in_head:
+                cells = [cell.text() for cell in element.find_all(None, CELL)]
+                if lines is None:
+                    title = block.find(None, f"{TABLE}__title")
+                    name = repr(title.text()) if title is not None else "without a title"
+                    why = f"with a row before any header row ({', '.join(cells)})"
+                    raise _unreadable_block(payload, name, f"{why}: its columns cannot be told")
+                lines.append(Line(headers, cells, element.attrs))
     return found
 
 
-def _data_tables(text: str) -> list[Table]:
-    """The tables of the page's data blocks (quotes unescaped), each a list of string rows."""
-    data, found = text.replace('\\"', '"'), []
+def _data_tables(text: str, payload: Payload) -> list[Table]:
+    """The tables of the page's data blocks (quotes unescaped), each a list of string rows;
+    none where no block can be decoded (the rendered tables are read then), a ParseError
+    naming a block that cannot be read beside others that can."""
+    data, found, unread = text.replace('\\"', '"'), [], []
     for block in DATA_BLOCK.finditer(data):
+        title = TITLE.search(block.group(0))
+        name = repr(title.group(1)) if title else "without a title"
         try:
             content, _ = json.JSONDecoder().raw_decode(data, block.end())
         except ValueError:
-            continue  # not a table the parser can read: the rendered tables are tried
-        grid = [[_data_cell(c) for c in r] for r in content if isinstance(r, list)]
+            unread.append(name)  # not a table the parser can read
+            continue
+        if not isinstance(content, list) or not all(isinstance(r, list) for r in content):
+            raise _unreadable_block(payload, name, "whose content is not a list of rows")
+        grid = [[_data_cell(c) for c in r] for r in content]
         if grid:
             found.append((grid[0], [Line(grid[0], cells) for cells in grid[1:]]))
+    if found and unread:
+        raise _unreadable_block(payload, unread[0], "whose data cannot be decoded")
     return found
 
 

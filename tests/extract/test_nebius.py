@@ -22,6 +22,8 @@ from tests.sources import STAMP, context, payload
 
 FIXTURES = FIXTURES / "nebius"
 HEADER_CELL = '<div class="pc-highlight-table-block__cell" role="columnheader">{}</div>'
+CELL = '<div class="pc-highlight-table-block__cell" role="cell">'
+ROW_CELL = '<div class="pc-highlight-table-block__row" role="row">' + CELL
 
 
 def html() -> str:
@@ -255,6 +257,47 @@ def recorded() -> str:
 
 def parse_recorded(text: str):
     return parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=text.encode())])
+
+
+def test_a_table_split_in_two_bodies_is_read_whole_under_its_header():
+    """The GPU block's rows from H200 on in a second table of the block, without a header of
+    its own: read under the block's header (on 9cdb87dd H200, H100 and the L40S presets were
+    gone without a word)."""
+    row = ROW_CELL + "NVIDIA HGX H200"
+    split = html().replace(
+        row,
+        '</div></div><div class="pc-highlight-table-block__table" role="table">'
+        '<div class="pc-highlight-table-block__body" role="rowgroup">' + row,
+    )
+    assert split != html()
+    records = parse([page(split)]).records
+    assert find(records, "NVIDIA HGX H200").price_per_hour == 3.5
+    assert find(records, "NVIDIA L40S GPU with Intel").price_per_hour == 1.55
+    assert len(records) == 10
+
+
+def test_a_block_of_rows_without_a_header_fails_the_source_naming_it():
+    headless = html().replace(
+        '<div class="pc-block-base pc-content-block">',
+        '<div class="pc-block-base pc-highlight-table-block" id="more">'
+        '<div class="pc-highlight-table-block__title"><h2>More GPU Instances</h2></div>'
+        '<div class="pc-highlight-table-block__body" role="rowgroup">'
+        f"{ROW_CELL}NVIDIA HGX B200</div>{CELL}20</div>{CELL}224</div>{CELL}$1.00</div>"
+        f"{CELL}$2.00</div></div></div></div>"
+        '<div class="pc-block-base pc-content-block">',
+    )
+    with pytest.raises(ParseError) as error:
+        parse([page(headless)])
+    message = str(error.value)
+    assert PRICING_URL in message and "'More GPU Instances'" in message
+    assert "a row before any header row (NVIDIA HGX B200, 20, 224, $1.00, $2.00)" in message
+
+
+def test_a_data_block_that_cannot_be_decoded_beside_others_fails_naming_it():
+    broken = recorded().replace('\\"title\\":\\"Storage\\"', '\\"title\\":\\"GPU clusters\\"')
+    broken = broken.replace('[\\"Shared Filesystem', '[\\"NVIDIA HGX H100\\",\\"$1.00\\"]x[\\"a')
+    with pytest.raises(ParseError, match="'GPU clusters' whose data cannot be decoded"):
+        parse_recorded(broken)
 
 
 def test_the_data_footnote_marks_are_left_out_of_names_and_prices():
