@@ -41,8 +41,23 @@ SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 TITLE = re.compile(r'"title":"((?:[^"\\]|\\.)*)"')
 HEAD, BODY, ROW, CELL = (f"{TABLE}__{part}" for part in ("head", "body", "row", "cell"))
 ITEM = "item"
-# A GPU table is one with a per-GPU-hour price column; other tables (CPU, storage) have none.
+# The one unit a price column is read in.
 GPU_HOUR = "gpu-hour"
+# A header pricing a unit of time, per GPU or not: "GPU-hour", "GPU-month", "per GPU per
+# hour", "Price per hour", "/hr". A GPU table is one with a header pricing per GPU (whatever
+# its unit, so a renamed unit fails naming it) or a row naming a GPU; other tables (CPU,
+# storage) have neither. In it every column that looks like a price (such a header, a money
+# word, a cell holding an amount of money) is read as a known pricing model per GPU-hour, or
+# the source fails naming it: never a column of prices dropped unread, its offers then
+# withdrawn on a run that reports ok.
+PRICE_UNIT = re.compile(
+    r"(?i)(?:\bper\b|/|\bgpu\b)[\s-]*(?:gpu\b[\s-]*(?:per\b|/)?[\s-]*)?"
+    r"(?:second|sec|s|minute|min|hour|hr|h|day|week|month|mo|year|yr)s?\b"
+)
+PER_GPU_HEADER = re.compile(r"(?i)\bgpu\b")
+GPU_ROW = re.compile(r"(?i)\b(?:nvidia|gpu)\b")
+MONEY_WORD = re.compile(r"(?i)\b(?:price|cost|rate|usd|eur|gbp)\b|[$€£]")
+MONEY_CELL = re.compile(r"(?i)[$€£]\s*-?[0-9]|[0-9]\s*(?:usd|eur|gbp)\b")
 EXPECTED = ("Item", "On-demand, GPU-hour")
 REGION = "global"
 # Column header words -> pricing model. Preemptible VMs can be stopped at any time: spot.
@@ -52,6 +67,7 @@ MODEL_WORDS = (
     ("commit", "commitment"),
     ("reserve", "commitment"),
     ("on-demand", "on_demand"),
+    ("on demand", "on_demand"),
     ("price per gpu-hour", "on_demand"),
 )
 TERM_IN_HEADER = re.compile(r"(\d+)[\s-]*(month|year)", re.IGNORECASE)
@@ -88,17 +104,58 @@ class Column:
 
 def rows(page: Page) -> list[Line]:
     """Every row of the page's GPU tables, from its table data where the page carries it, else
-    from its rendered tables; the page must have the columns the parser reads (a new layout
-    fails loudly)."""
+    from its rendered tables; each GPU table must have the columns the parser reads, and every
+    price column one it can read (a new layout fails loudly, naming the header)."""
     payload = page.payload
     text = html_text(payload)
     tables = _data_tables(text, payload) or _html_tables(text, payload)
-    gpu_tables = [t for t in tables if any(GPU_HOUR in h.lower() for h in t[0])]
-    found = {h for headers, _ in (gpu_tables or tables) for h in headers}
-    require_columns(found, (EXPECTED[0],), payload, PROVIDER)
+    gpu_tables = [t for t in tables if _is_gpu_table(*t)]
     if not gpu_tables:
+        found = {h for headers, _ in tables for h in headers}
         require_columns(found, EXPECTED, payload, PROVIDER)
+    for headers, lines in gpu_tables:
+        require_columns(headers, (EXPECTED[0],), payload, PROVIDER)
+        _read_every_price_column(headers, lines, payload)
     return [line for _, lines in gpu_tables for line in lines]
+
+
+def _is_gpu_table(headers: list[str], lines: list[Line]) -> bool:
+    """A table pricing per GPU by a header, or listing a GPU in a row's first cell."""
+    return any(PER_GPU_HEADER.search(h) and PRICE_UNIT.search(h) for h in headers) or any(
+        line.cells and GPU_ROW.search(line.cells[0]) for line in lines
+    )
+
+
+def _read_every_price_column(headers: list[str], lines: list[Line], payload: Payload) -> None:
+    """A ParseError naming the first column of a GPU table that looks like a price (its
+    header's unit or money word, a cell of money) but is not read as a pricing model per
+    GPU-hour (columns)."""
+    for col in columns(headers):
+        if col.model:
+            continue
+        cells = [line.cells[col.index] for line in lines if col.index < len(line.cells)]
+        if not (
+            PRICE_UNIT.search(col.header)
+            or MONEY_WORD.search(col.header)
+            or any(MONEY_CELL.search(cell) for cell in cells)
+        ):
+            continue  # a descriptive column: "Item", "vCPUs", "RAM, GB"
+        lower = col.header.lower()
+        if any(word in lower for word, _ in MODEL_WORDS):
+            why = "its unit is not written 'GPU-hour', the one unit the parser reads prices in"
+        else:
+            why = (
+                "it names no pricing model the parser knows (on-demand, preemptible or spot, "
+                "a commitment or reserve)"
+            )
+        why += f", as in {EXPECTED[1]!r}"
+        raise ParseError(
+            f"{PROVIDER}: the price table at {payload.url} "
+            f"({payload.ref or payload.name or 'unarchived'}) has a price column headed "
+            f"{col.header!r} that the parser cannot read: {why} (the table's headers: "
+            f"{', '.join(headers)}); the layout changed; report it, then re-parse the "
+            f"archived payload with `{REPLAY}` once fixed"
+        )
 
 
 def _unreadable_block(payload: Payload, block: str, why: str) -> ParseError:
@@ -195,7 +252,7 @@ def offers(row: Line, page: Page) -> list[Item]:
     """One record per priced column of a GPU row (per GPU-hour); pure."""
     headers, cells = row.headers, row.cells
     shown = dict(zip(headers, cells, strict=False))
-    lower = [h.lower() for h in headers]
+    lower = [h.strip().lower() for h in headers]
     name = cells[lower.index(ITEM)].rstrip("*").strip() if len(cells) == len(headers) else ""
     if not name:
         why = f"row has {len(cells)} cells for {len(headers)} columns ({', '.join(headers)})"

@@ -9,6 +9,8 @@ columns, a CPU table), trimmed, with the sample's prices.
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -259,6 +261,39 @@ def parse_recorded(text: str):
     return parse([payload("nebius", "prices-2026-08-22.html", PRICING_URL, data=text.encode())])
 
 
+@pytest.mark.parametrize(
+    ("header", "renamed", "said"),
+    [
+        # each loaded no price of its column and said nothing on 9cdb87dd: the offers were
+        # withdrawn on a run that reported ok
+        ("On-demand, GPU-hour", "Pay-as-you-go, GPU-hour", "names no pricing model"),
+        ("On-demand, GPU-hour", "Price, GPU-hour", "names no pricing model"),
+        ("On-demand, GPU-hour", "On-demand, per GPU per hour", "unit is not written 'GPU-hour'"),
+        ("On-demand, GPU-hour", "On-demand, GPU-month", "unit is not written 'GPU-hour'"),
+        ("Preemptible, GPU-hour", "Preemptible, GPU-minute", "unit is not written 'GPU-hour'"),
+        ("Preemptible, GPU-hour", "Discounted", "names no pricing model"),  # its cells of money
+    ],
+)
+def test_a_price_column_it_cannot_read_fails_the_source_naming_it(header, renamed, said):
+    changed = html().replace(HEADER_CELL.format(header), HEADER_CELL.format(renamed))
+    with pytest.raises(ParseError) as error:
+        parse([page(changed)])
+    message = str(error.value)
+    assert message.startswith("nebius:") and PRICING_URL in message
+    assert f"price column headed {renamed!r}" in message and said in message
+    # the table data is read by the same rule
+    with pytest.raises(ParseError, match=re.escape(repr(renamed))):
+        parse_recorded(recorded().replace(f'\\"{header}\\"', f'\\"{renamed}\\"'))
+
+
+def test_an_on_demand_header_without_its_hyphen_is_read_as_on_demand():
+    changed = html().replace(
+        HEADER_CELL.format("On-demand, GPU-hour"), HEADER_CELL.format("On demand, GPU-hour")
+    )
+    records = parse([page(changed)]).records
+    assert find(records, "NVIDIA HGX H200").price_per_hour == 3.5 and len(records) == 10
+
+
 def test_a_table_split_in_two_bodies_is_read_whole_under_its_header():
     """The GPU block's rows from H200 on in a second table of the block, without a header of
     its own: read under the block's header (on 9cdb87dd H200, H100 and the L40S presets were
@@ -327,3 +362,17 @@ def test_a_raised_mark_that_is_no_footnote_is_refused_not_dropped(cell, said):
     }
     [refused] = [r for r in result.rejects if "NVIDIA HGX H200 On-demand" in r.reason]
     assert said in refused.reason
+
+
+def test_a_gpu_table_without_an_item_column_fails_naming_its_headers():
+    """A GPU table headed "Instance" before the real one: on 9cdb87dd a reject "row of an
+    unexpected shape: 'item' is not in list", naming no table, header or page."""
+    old = (
+        '{\\"type\\":\\"highlight-table-block\\",\\"title\\":\\"Old\\",\\"table\\":{\\"content'
+        '\\":[[\\"Instance\\",\\"On-demand, GPU-hour\\"],[\\"NVIDIA HGX H100\\",\\"$9.99\\"]]}},'
+    )
+    first = '{\\"type\\":\\"highlight-table-block\\",\\"title\\":\\"NVIDIA GPU'
+    with pytest.raises(ParseError) as error:
+        parse_recorded(recorded().replace(first, old + first))
+    message = str(error.value)
+    assert PRICING_URL in message and "lacks Item (found instance, on-demand, gpu-hour)" in message
