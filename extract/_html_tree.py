@@ -34,16 +34,28 @@ HIDDEN = frozenset({"script", "style", "noscript", "template"})
 # Footnote markers (<sup>) are kept apart so "4<sup>1</sup>" reads as 4 with footnote 1, not
 # as 41; but a <sup> right after a number may be its cents, raised as price tags print them,
 # and parse_html makes such a <sup> the text it shows (_read_raised). Raised decimals
-# ("$68<sup>.80</sup>") are the number's: "$68.80".
-RAISED_DECIMALS = re.compile(r"[.,][0-9]")
+# ("$68<sup>.80</sup>") are the number's: "$68.80"; so are digits raised after a number ending
+# in its decimal point ("$3.<sup>99</sup>": "$3.99").
+RAISED_DECIMALS = re.compile(r"[.,][0-9]+")
 AFTER_NUMBER = re.compile(r"[0-9]\s*$")
-# Raised digits after a whole amount of money ("$10<sup>32</sup>") are cents or a footnote
-# mark, and no page says which: shown as superscript digits ("$10³²"), which the price-cell
-# reader refuses, never dropped to read 10. After a count ("4<sup>1</sup>") or an amount with
-# its decimals ("$2.49<sup>1</sup>") they are a footnote, left out.
+AFTER_POINT = re.compile(r"[0-9][.,]$")
+# Raised digits after a whole amount of money ("$10<sup>32</sup>", "10<sup>32</sup> USD") are
+# cents or a footnote mark, and no page says which: shown as superscript digits ("$10³²"),
+# which the price-cell reader refuses, never dropped to read 10; so are they with more raised
+# after them ("$3<sup>50*</sup>", "$3<sup>50 /hr</sup>"), and two or more after any whole
+# number ("3<sup>50</sup>": cents are two digits, a footnote mark one). One digit after a count
+# ("4<sup>1</sup>", "8<sup>1</sup>x") or any after an amount with its decimals
+# ("$2.49<sup>1</sup>") is a footnote, left out.
 RAISED_DIGITS = re.compile(r"[0-9]+")
 WHOLE_AMOUNT = re.compile(r"(?i)(?:\$|\busd|€|£)\s*(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\s*$")
+WHOLE_NUMBER = re.compile(r"(?<![0-9.,])(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\s*$")
+CURRENCY_AFTER = re.compile(r"(?i)\s*(?:\$|€|£|usd\b|us\$|eur\b|gbp\b)")
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+# What a page raises as a footnote mark, left out of the text: digits (superscript ones too),
+# *, †, ‡, §, ¶, #, ®, ™ and "TM", alone or together ("1,2", "*†", "[3]"). Anything else
+# raised (a currency, "/min", "/node", "per month") is text the page shows, kept in its place
+# so the reader of the cell sees it and refuses what it cannot read, never dropped.
+FOOTNOTE_MARK = re.compile(r"(?i)(?:[0-9⁰¹²³⁴⁵⁶⁷⁸⁹*†‡§¶#®™,;()\[\]\s]|tm)*")
 # How much of the text before a <sup> is looked at: a currency mark and a whole amount.
 _BEFORE = 40
 _SUP = re.compile(r"(?i)<sup\b")
@@ -147,23 +159,45 @@ class Element:
         return [sup.text(footnotes=True) for sup in self.find_all("sup")]
 
 
-def _raised(raised: str, before: str) -> str:
-    """What a <sup> reading `raised` shows after the text `before` it: the number's decimals,
-    its cents or a footnote (superscript digits), or "" for a footnote mark."""
-    if RAISED_DECIMALS.match(raised) and AFTER_NUMBER.search(before):
-        return raised
-    if RAISED_DIGITS.fullmatch(raised) and WHOLE_AMOUNT.search(before):
-        return raised.translate(SUPERSCRIPT)
-    return ""
+def _raised(raised: str, before: str, after: str) -> tuple[str, bool]:
+    """What a <sup> reading `raised` shows between the texts `before` and `after` it, and
+    whether that joins the number ending `before` (True) or stands in the <sup>'s place: the
+    number's decimals, its cents or a footnote (superscript digits), the page's own words (a
+    currency, a unit), or "" for a footnote mark. A footnote mark raised after the digits is
+    left out; anything else after them is shown."""
+    if not (AFTER_NUMBER.search(before) or AFTER_POINT.search(before)):
+        return ("" if FOOTNOTE_MARK.fullmatch(raised) else raised), False
+    if head := RAISED_DECIMALS.match(raised) or (
+        AFTER_POINT.search(before) and RAISED_DIGITS.match(raised)
+    ):
+        shown = head[0]  # "$68" ".80", "$3." "99"
+    elif head := RAISED_DIGITS.match(raised):
+        tail = raised[head.end() :]
+        if WHOLE_NUMBER.search(before) and (
+            WHOLE_AMOUNT.search(before)
+            or CURRENCY_AFTER.match(after)
+            or len(head[0]) > 1
+            or not FOOTNOTE_MARK.fullmatch(tail)
+        ):
+            shown = head[0].translate(SUPERSCRIPT)  # "$10³²", "3⁵⁰ USD", "3⁵⁰", "$3⁵⁰ /hr"
+        else:  # a count's footnote ("4<sup>1</sup>"), or an amount's with its decimals
+            shown = ""
+    else:
+        return ("" if FOOTNOTE_MARK.fullmatch(raised) else raised), False
+    tail = raised[head.end() :]
+    return shown + ("" if FOOTNOTE_MARK.fullmatch(tail) else tail), True
 
 
 def _read_raised(root: Element) -> None:
     """Each <sup> after a number that is no footnote mark (_raised) made part of the text that
     ends in the number, the <sup> gone: so whichever element a source reads the amount of, its
     text or its strings alone, it reads "$68.80" of "<span>$68</span><sup>.80</sup>" and
-    "$10³²" of "$10<sup>32</sup>". One pass in document order: the text before each <sup> is
-    the page's, whichever elements hold it ("<span>$</span>10<sup>32</sup>"), a run of spaces
-    ending a text one space; a block between the number and the <sup> parts them."""
+    "$10³²" of "$10<sup>32</sup>". Any other <sup> but a footnote mark is the text it holds, in
+    its place ("<sup>€</sup>3.50", "$0.058<sup>/min</sup>"): what the page shows, for the
+    reader of the cell to read or refuse. One pass in document order: the text before each
+    <sup> is the page's, whichever elements hold it ("<span>$</span>10<sup>32</sup>"), a run of
+    spaces ending a text one space; a block between the number and the <sup> parts them; the
+    text after it is its next sibling's ("3<sup>50</sup> USD")."""
     before = ""
     last: tuple[list[Element | str], int] | None = None  # the last text, if no block since
     gone: list[tuple[list[Element | str], Element]] = []
@@ -179,11 +213,23 @@ def _read_raised(root: Element) -> None:
                 before = (before + piece[-_BEFORE:])[-_BEFORE:]
                 last = (element.children, at)
             elif child.tag == "sup":
-                if last is not None and (shown := _raised(child.text(footnotes=True), before)):
+                siblings = element.children
+                after = siblings[at + 1] if at + 1 < len(siblings) else ""
+                # after a block there is no number for it to join: its own text alone
+                shown, joined = _raised(
+                    child.text(footnotes=True),
+                    before if last is not None else "",
+                    after if isinstance(after, str) else "",
+                )
+                if shown and joined and last is not None:
                     texts, where = last
                     texts[where] = str(texts[where]) + shown
                     before = (before + shown)[-_BEFORE:]
-                    gone.append((element.children, child))
+                    gone.append((siblings, child))
+                elif shown and not joined:  # the page's words, where the <sup> was
+                    # (a footnote mark stays a <sup>: text() leaves it out, footnotes() reads it)
+                    siblings[at] = shown
+                    before, last = (before + shown)[-_BEFORE:], (siblings, at)
             elif child.tag not in HIDDEN:
                 if child.tag in BLOCK:
                     before, last = (before + " ")[-_BEFORE:], None

@@ -72,12 +72,25 @@ def test_cents_raised_after_a_point_are_the_prices_own(name, recorded):
     assert _said(_page(name, _changed(name, f"{whole}<sup>.{cents}</sup>"))) == recorded[name]
 
 
-@pytest.mark.parametrize("mark", ["1", "*"])
+@pytest.mark.parametrize("mark", ["1", "*", "1,2", "*†", "‡", "§", "¶", "#", "®", "™", "TM", "²"])
 @pytest.mark.parametrize("name", sorted(PRICED))
 def test_a_mark_raised_after_an_amount_with_its_cents_is_a_footnote(name, mark, recorded):
     _, whole, cents, _ = PRICED[name]
     changed = _changed(name, f"{whole}.{cents}<sup>{mark}</sup>")
     assert _said(_page(name, changed)) == recorded[name]
+
+
+def _refused(name: str, cell: str, recorded, *why: str) -> str:
+    """The page with its PRICED cell written `cell` loads every other offer and refuses that
+    one, naming what it refuses and why; the reason."""
+    result = _page(name, _changed(name, cell))
+    records, rejects = _said(result)
+    assert set(records) < set(recorded[name][0])
+    assert len(records) == len(recorded[name][0]) - 1
+    [refused] = [r for r in result.rejects if repr(r) not in recorded[name][1]]
+    for said in why:
+        assert said in refused.reason
+    return refused.reason
 
 
 @pytest.mark.parametrize("name", sorted(PRICED))
@@ -86,25 +99,85 @@ def test_digits_raised_after_a_whole_amount_refuse_the_cell(name, recorded):
     it and why, never read as 10 (civo loaded 10.00 with no reject); the page's other offers
     load."""
     _, whole, cents, _ = PRICED[name]
-    result = _page(name, _changed(name, f"{whole}<sup>{cents}</sup>"))
-    records, rejects = _said(result)
-    assert set(records) < set(recorded[name][0])
-    assert len(records) == len(recorded[name][0]) - 1
-    [refused] = [r for r in result.rejects if repr(r) not in recorded[name][1]]
-    raised = cents.translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    assert f"{whole}{raised}" in refused.reason
-    if name != "modal":  # modal reads its per-second price as a plain number, not a cell
-        assert CANNOT_TELL in refused.reason
+    # modal reads its per-second price as a plain number, not a cell
+    why = () if name == "modal" else (CANNOT_TELL,)
+    _refused(name, f"{whole}<sup>{cents}</sup>", recorded, f"{whole}{_up(cents)}", *why)
 
 
-def test_civos_refused_cell_is_named_with_why():
-    changed = _changed("civo", "$10<sup>32</sup>")
-    [refused] = [r for r in _page("civo", changed).rejects if CANNOT_TELL in r.reason]
-    assert refused.reason.startswith("8x L40S Extra Large none: price '$10³²'")
-    assert refused.reason.endswith(
-        "has 32 raised after the whole amount 10: cents or a footnote cannot be told apart, so "
-        "it is read neither as 10 nor as 10.32"
-    )
+def _up(digits: str) -> str:
+    return digits.translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+@pytest.mark.parametrize("name", sorted(PRICED))
+def test_digits_raised_after_a_numbers_point_are_its_cents(name, recorded):
+    """A cell written "$3.<sup>99</sup>" is $3.99, every offer as the recorded page's (lambda
+    loaded 8x H100-SXM at 24.00 for 31.92, the whole dollars, with no reject)."""
+    _, whole, cents, _ = PRICED[name]
+    assert _said(_page(name, _changed(name, f"{whole}.<sup>{cents}</sup>"))) == recorded[name]
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "{whole}<sup>{cents}*</sup>",
+        "{whole}<sup>{cents}†</sup>",
+        "{whole}<sup>{cents} /hr</sup>",
+        "{number}<sup>{cents}</sup> USD",
+        "{number}<sup>{cents}</sup>",
+    ],
+)
+@pytest.mark.parametrize("name", sorted(PRICED))
+def test_digits_raised_after_a_whole_number_with_more_or_no_currency_refuse_the_cell(
+    name, cell, recorded
+):
+    """Digits raised after a whole amount with a footnote mark or a unit after them, after a
+    whole number with its currency after it, or two of them after a whole number alone, are
+    cents or a footnote all the same: refused, never read as the whole amount (each loaded
+    3.00 of '$3<sup>50*</sup>', '3<sup>50</sup> USD', '3<sup>50</sup>' with no reject)."""
+    _, whole, cents, _ = PRICED[name]
+    if name == "modal" and "/hr" in cell:
+        pytest.skip("modal drops a row whose price has words before ' / sec' (its own parse)")
+    written = cell.format(whole=whole, number=whole.lstrip("$"), cents=cents)
+    why = () if name == "modal" else (CANNOT_TELL,)
+    _refused(name, written, recorded, _up(cents), *why)
+
+
+@pytest.mark.parametrize("cell", ["<sup>€</sup>{amount}", "${amount}<sup>/min</sup>"])
+@pytest.mark.parametrize("name", sorted(PRICED))
+def test_a_currency_or_unit_raised_is_read_as_the_page_shows_it(name, cell, recorded):
+    """A currency or a unit written in a <sup> is text the page shows: the cell reads
+    '€3.50' or '$0.058/min' and is refused as those are (nebius loaded '<sup>€</sup>3.50' as
+    3.50 US dollars, '$0.058<sup>/min</sup>' as 0.058 an hour)."""
+    _, whole, cents, _ = PRICED[name]
+    amount = f"{whole.lstrip('$')}.{cents}"
+    written = cell.format(amount=amount)
+    _refused(name, written, recorded, written.replace("<sup>", "").replace("</sup>", ""))
+
+
+def test_lambdas_price_raised_per_node_is_refused_as_an_instances():
+    """lambda reads its price per GPU and multiplies it by the GPUs: '$31.92<sup>/node</sup>'
+    loaded 8x H100-SXM at 255.36."""
+    page = _lambda_page().replace(">$3.99<", ">$3.99<sup>/node</sup><", 1)
+    [refused] = [r for r in _page("lambda_cloud", page).rejects if "/node" in r.reason]
+    assert refused.reason.startswith("8x NVIDIA H100 SXM: price: price '$3.99/node' is per")
+
+
+def _lambda_page() -> str:
+    return (FIXTURES / "lambda" / PRICED["lambda_cloud"][0]).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("name", "written", "raised"),
+    [
+        ("lambda_cloud", 'tab-button">8x</button>', 'tab-button">8<sup>1</sup>x</button>'),
+        ("lambda_cloud", ">NVIDIA H100 SXM</th>", ">NVIDIA<sup>TM</sup> H100 SXM</th>"),
+        ("civo", ">1 x NVIDIA L40S", ">1<sup>1</sup> x NVIDIA<sup>®</sup> L40S"),
+    ],
+)
+def test_a_footnote_mark_on_a_count_or_a_name_is_left_out(name, written, raised, recorded):
+    page = (FIXTURES / name.split("_")[0] / PRICED[name][0]).read_text(encoding="utf-8")
+    assert written in page
+    assert _said(_page(name, page.replace(written, raised))) == recorded[name]
 
 
 @pytest.mark.parametrize(
@@ -118,7 +191,17 @@ def test_civos_refused_cell_is_named_with_why():
         ("<p>$2,49<sup>1</sup></p>", "$2,49"),  # a decimal comma: its cents are there
         ("<p>$10<sup>*</sup></p>", "$10"),
         ("<p>4<sup>1</sup></p>", "4"),  # coreweave's GPU count with its footnote
-        ("<p>1 GB is 2<sup>30</sup> bytes</p>", "1 GB is 2 bytes"),
+        # two digits or more after a whole number: cents or a power, not a footnote mark
+        ("<p>1 GB is 2<sup>30</sup> bytes</p>", "1 GB is 2³⁰ bytes"),
+        ("<p>$3.<sup>99</sup></p>", "$3.99"),
+        ("<p>$3<sup>50*</sup></p>", "$3⁵⁰"),
+        ("<p>$3<sup>50 /hr</sup></p>", "$3⁵⁰ /hr"),
+        ("<p>3<sup>50</sup> USD</p>", "3⁵⁰ USD"),
+        ("<p>3<sup>50</sup></p>", "3⁵⁰"),
+        ("<p>8<sup>1</sup>x</p>", "8x"),
+        ("<p><sup>€</sup>3.50 <span>$0.058</span><sup>/min</sup></p>", "€3.50 $0.058/min"),
+        ("<p>NVIDIA<sup>®</sup> H100<sup>TM</sup> <sup>[2]</sup></p>", "NVIDIA H100"),
+        ("<p>$10<br><sup>32</sup></p>", "$10"),  # a block between: a footnote
     ],
 )
 def test_a_sup_after_a_number_reads_as_its_cents_or_a_footnote(html, text):
