@@ -180,6 +180,16 @@ def test_a_footnote_mark_on_a_count_or_a_name_is_left_out(name, written, raised,
     assert _said(_page(name, page.replace(written, raised))) == recorded[name]
 
 
+def test_civos_refused_cell_is_named_with_why():
+    changed = _changed("civo", "$10<sup>32</sup>")
+    [refused] = [r for r in _page("civo", changed).rejects if CANNOT_TELL in r.reason]
+    assert refused.reason.startswith("8x L40S Extra Large none: price '$10³²'")
+    assert refused.reason.endswith(
+        "has 32 raised after the whole amount 10: cents or a footnote cannot be told apart, so "
+        "it is read neither as 10 nor as 10.32"
+    )
+
+
 @pytest.mark.parametrize(
     ("html", "text"),
     [
