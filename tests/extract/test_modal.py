@@ -82,3 +82,81 @@ def test_fetch_reads_the_page_with_no_key(tmp_path):
 
     [fetched] = fetch(context(tmp_path, SOURCE.name, answer))
     assert len(parse([fetched]).records) == 10
+
+
+def edited(*pairs: str) -> bytes:
+    """The recorded page with each OLD string replaced by its NEW one (pairs in turn)."""
+    text = (FIXTURES / "modal" / "pricing.html").read_text(encoding="utf-8")
+    for old, new in zip(pairs[::2], pairs[1::2], strict=True):
+        assert old in text
+        text = text.replace(old, new)
+    return text.encode("utf-8")
+
+
+@pytest.mark.parametrize("mark", ["®", "™", "(R)", " (TM)"])
+def test_a_mark_after_the_vendor_names_the_same_gpu(mark):
+    """'Nvidia® H100' is the H100 of 'Nvidia H100', under the same name (its history whole); the
+    row was dropped with no reject, the offer withdrawn."""
+    result = parse([payload("pricing.html", data=edited("Nvidia H100<", f"Nvidia{mark} H100<"))])
+    records = {r.instance_type: r for r in result.records}
+    assert result.rejects == [] and len(records) == 10
+    assert (records["1x H100"].chip, records["1x H100"].price_per_hour) == ("H100-SXM", 3.9492)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said", "kept"),
+    [
+        (
+            "$0.001097 / sec",
+            "$3.95 / hr",
+            "GPU line 'Nvidia H100 $3.95 / hr': unit '/ hr' is not per second, as the page "
+            "prices GPUs: not read, nor converted",
+            "1x H100",
+        ),
+        (
+            "Nvidia H200<",
+            "Nvidia H200 (141 GB)<",
+            "GPU line 'Nvidia H200 (141 GB) $0.001261 / sec': the GPU's name "
+            "'Nvidia H200 (141 GB)' is not read (a sign in it no GPU name here has)",
+            None,
+        ),
+        (
+            "Nvidia L4<",
+            "Nvidia L4+<",
+            "GPU line 'Nvidia L4+ $0.000222 / sec': the GPU's name 'Nvidia L4+' is not read "
+            "(a sign in it no GPU name here has)",
+            None,
+        ),
+        (
+            "$0.000164 / sec",
+            "0.000164 / sec",
+            "GPU line 'Nvidia T4 0.000164 / sec': no dollar price is read in it",
+            None,
+        ),
+    ],
+    ids=["per-hour", "memory-in-brackets", "plus", "no-dollar"],
+)
+def test_a_gpu_line_not_read_is_a_reject_naming_it(old, new, said, kept):
+    """A line of the GPU list that is no row the pattern reads is a reject saying which and
+    why; it gave no record and no reject, so the GPU was withdrawn on a run said ok. A price
+    per hour is not converted; its GPU's offer, named, is kept open."""
+    result = parse([payload("pricing.html", data=edited(old, new))])
+    assert [r.reason for r in result.rejects] == [said]
+    assert [(r.offer or {}).get("instance_type") for r in result.rejects] == [kept]
+    assert len(result.records) == 9
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "listed"),
+    [
+        ("$0.001097 / sec", "$0.001097 per second", "$0.001097 per second"),
+        ("$0.001097 / sec", "$0.001097/GPU/sec", "$0.001097 /GPU/sec"),
+        ("$0.001097", "$&nbsp;0.001097", "$ 0.001097 / sec"),
+    ],
+    ids=["per-second", "per-gpu-per-sec", "no-break-space"],
+)
+def test_a_price_per_second_however_written_is_read(old, new, listed):
+    result = parse([payload("pricing.html", data=edited(old, new))])
+    h100 = {r.instance_type: r for r in result.records}["1x H100"]
+    assert result.rejects == [] and len(result.records) == 10
+    assert (h100.price_per_hour, h100.extra["listed"]) == (3.9492, listed)
