@@ -28,8 +28,10 @@ from chipcost.extract._html_depth import depths
 from chipcost.extract._html_encoding import PageText
 
 # What is never a visible cell value, neither its text nor its elements: scripts, styles, a
-# template's content, and <noscript>, which a browser running scripts does not show (lexbor
-# builds its content as elements, so a stale copy of a price list there would be read first).
+# template's content, and <noscript>, which a browser running scripts does not show. The page
+# is parsed as such a browser parses it (scripting on), so a <noscript>'s content is one text:
+# parsed as markup, a stale copy of a price list there would be read first, and one in <head>
+# would be moved into the body outside the <noscript> (the head cannot hold it).
 HIDDEN = frozenset({"script", "style", "noscript", "template"})
 # Footnote markers (<sup>) are kept apart so "4<sup>1</sup>" reads as 4 with footnote 1, not
 # as 41; but a <sup> right after a number may be its cents, raised as price tags print them,
@@ -251,7 +253,7 @@ def parse_html(text: str) -> Element:
     price are its text, not a <sup> (_read_raised)."""
     root = Element("#document")
     _check_size(text)
-    html = LexborHTMLParser(text).root
+    html = LexborHTMLParser(text, scripting=True).root
     if html is None:
         return root
     top = Element(html.tag or "html", _attrs(html))

@@ -180,6 +180,22 @@ def test_a_footnote_mark_on_a_count_or_a_name_is_left_out(name, written, raised,
     assert _said(_page(name, page.replace(written, raised))) == recorded[name]
 
 
+def test_a_noscript_in_the_head_is_not_read():
+    """gmicloud's recorded page with a changed H200 card in a <noscript> in its <head> loads
+    the real H200 at 2.60: the parse runs as a browser running scripts does, the <noscript>
+    one text (lexbor moved its markup into the body, so it refused the H200 as priced
+    twice)."""
+    page = (FIXTURES / "gmicloud" / PRICED["gmicloud"][0]).read_text(encoding="utf-8")
+    stale = (
+        "<noscript><div><h3>NVIDIA H200</h3><div><span>from $9.99</span><span>/GPU-hour</span>"
+        '</div></div></noscript><meta charSet="utf-8"/>'
+    )
+    assert '<meta charSet="utf-8"/>' in page
+    result = _page("gmicloud", page.replace('<meta charSet="utf-8"/>', stale, 1))
+    assert _said(result) == _said(_page("gmicloud"))
+    assert [r.price_per_hour for r in result.records if r.instance_type == "1x H200"] == [2.6]
+
+
 def test_civos_refused_cell_is_named_with_why():
     changed = _changed("civo", "$10<sup>32</sup>")
     [refused] = [r for r in _page("civo", changed).rejects if CANNOT_TELL in r.reason]
