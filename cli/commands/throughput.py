@@ -439,6 +439,27 @@ def status(row: dict) -> Cell:
     return "alternative"
 
 
+def _tps(row: dict) -> str:
+    """'5,479', or '≥5,479' where the figure is a lower bound at the speed the choice rule
+    asks (a curve's point measured faster than it: the chip does at least that much there),
+    the mark cost's table gives a lower bound (LEANING_MARKS)."""
+    said = f"{row['tokens_per_second_per_chip']:,.0f}"
+    return f"≥{said}" if row.get("lower_bound") else said
+
+
+def bound_note(frame: pl.DataFrame) -> str | None:
+    """What the table's ≥ says, where a figure shown is a lower bound; None where none is."""
+    speeds = [str(r["asked_speed"]) for r in frame.iter_rows(named=True) if r.get("lower_bound")]
+    if not speeds:
+        return None
+    speed = " or ".join(dict.fromkeys(speeds))  # one speed: the listing's, the default
+    return (
+        f"≥: at least, a lower bound at {speed} or more tokens/s per user, the speed the choice "
+        "rule asks (a curve's point measured faster than that: the chip does at least that "
+        "much there, as `chipcost cost` says; lower_bound true in --format csv and json)"
+    )
+
+
 def _range(row: dict) -> str:
     """A derived figure's range, '396-2,460' (the derivation's error out of sample)."""
     if row.get("range_low") is None:
@@ -509,7 +530,7 @@ def print_throughput(
                 "chip": plain(row["chip"]),
                 "model": plain(row["model"]),
                 "workload": plain(row["workload"]),
-                "tps": f"{row['tokens_per_second_per_chip']:,.0f}",
+                "tps": _tps(row),
                 "range": _range(row),
                 "kind": plain(row.get("figure_kind") or row["kind"]),
                 "batch": "" if row["batch_size"] is None else str(row["batch_size"]),
@@ -529,6 +550,8 @@ def print_throughput(
     for row in frame.filter(~pl.col("usable")).iter_rows(named=True):
         said = shown(f"set aside: {row['throughput_id']}: {row['set_aside_because']}")
         console.say([(said, "yellow")])
+    if note := bound_note(frame):
+        console.say(shown(note))
     for cited, number in sources.items():
         console.say(shown(f"[{number}] {cited}"))
     console.say(
