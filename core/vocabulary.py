@@ -4,10 +4,12 @@ reports, the charts, the explorer and the CLI's help all read it from here."""
 
 from __future__ import annotations
 
+import csv
 import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 
 @dataclass(frozen=True)
@@ -138,20 +140,56 @@ PAYMENT_LABELS = {
 }
 PLAN_LABELS = {"default": "", "ec2_instance": "EC2 instance"}
 # The sources whose price is the GPU's alone, its host's vCPUs, memory and disk billed beside
-# it (docs/sources.md, "What the price covers"): a read that shows one says so.
-GPU_ALONE = ("cudo", "daytona", "tensordock")
+# it (docs/sources.md, "What the price covers"): a read that shows one says so (gpu_alone).
+GPU_ALONE = ("cudo", "daytona", "modal", "tensordock")
+# The sources that price some offers so, by instance type, and how the note names those: gcp's
+# GPUs attached to an N1 VM, billed apart. They are the machine types its table gives `billing`
+# gpu_only (core/data/gcp_machine_types.csv), which its parser prices as the GPUs alone: one
+# declaration, so a type added there is marked too. Its A2, A3, G2 and A4 prices hold the VM.
+GPU_ALONE_TYPES = {"gcp": ("N1 GPUs", "gcp_machine_types.csv", "billing", "gpu_only")}
 
 
-def gpu_alone_note(sources: Iterable[object]) -> str:
-    """'cudo, daytona price the GPU alone: ...' for the sources among `sources` whose price
-    leaves the host out ('' when none)."""
-    named = sorted({str(s) for s in sources} & set(GPU_ALONE))
-    if not named:
+@cache
+def gpu_alone_types(source: str) -> dict[str, str]:
+    """The instance types of `source` whose price is the GPU's alone, each with its chip, in
+    its table's order: gcp's {'nvidia-tesla-t4': 'T4', ...}; {} for a source not in
+    GPU_ALONE_TYPES."""
+    if source not in GPU_ALONE_TYPES:
+        return {}
+    from importlib import resources
+
+    _, name, column, value = GPU_ALONE_TYPES[source]
+    text = resources.files("chipcost.core").joinpath("data", name).read_text(encoding="utf-8")
+    rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
+    return {row["machine_type"]: row["chip"] for row in rows if row[column] == value}
+
+
+def gpu_alone(source: object, instance_type: object) -> bool:
+    """Whether the offer's price is the GPU's alone: every offer of a GPU_ALONE source, and
+    the instance types gpu_alone_types names of the others (gcp's N1-attached GPUs)."""
+    return str(source) in GPU_ALONE or str(instance_type) in gpu_alone_types(str(source))
+
+
+def gpu_alone_note(offers: Iterable[tuple[object, object]]) -> str:
+    """'cudo, daytona price the GPU alone: ...' for the offers among `offers` (source,
+    instance type) whose price leaves the host out, by source ('' when none); a source that
+    prices only some offers so is said with those: 'gcp's N1 GPUs (T4, V100, P100, P4) are
+    priced alone: ...'."""
+    marked = {str(s) for s, t in offers if gpu_alone(s, t)}
+    if not marked:
         return ""
+    whole, some = sorted(marked & set(GPU_ALONE)), sorted(marked - set(GPU_ALONE))
+    said = [f"{', '.join(whole)} {'prices' if len(whole) == 1 else 'price'} the GPU alone"]
+    said = said if whole else []
+    said += [
+        f"{source}'s {GPU_ALONE_TYPES[source][0]} "
+        f"({', '.join(dict.fromkeys(gpu_alone_types(source).values()))}) are priced alone"
+        for source in some
+    ]
+    beside = "apart" if some else "beside it"  # 'it' would be the GPU of 'prices the GPU'
     return (
-        f"{', '.join(named)} {'prices' if len(named) == 1 else 'price'} the GPU alone: the "
-        "host's vCPUs, memory and disk are billed beside it, so an instance costs more than "
-        "shown (docs/sources.md)"
+        f"{'; '.join(said)}: the host's vCPUs, memory and disk are billed {beside}, so an "
+        "instance costs more than shown (docs/sources.md)"
     )
 
 

@@ -249,7 +249,8 @@ def _compared(
     offers = [row for line in lines for row in (line.a, line.b)]
     notes += both.mine.notes(offers)
     # a price that leaves the host out understates what the offer costs per token
-    notes += [alone] if (alone := gpu_alone_note(r["price_source"] for r in offers)) else []
+    offered = ((r["price_source"], r["instance_type"]) for r in offers)
+    notes += [alone] if (alone := gpu_alone_note(offered)) else []
     return CompareResult(chip_a, chip_b, ranking, lines, published, notes, elsewhere)
 
 

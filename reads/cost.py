@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import ChipcostError
-from chipcost.core.vocabulary import GPU_ALONE, gpu_alone_note
+from chipcost.core.vocabulary import gpu_alone, gpu_alone_note
 from chipcost.reads.cost_asked import Ask
 from chipcost.reads.cost_notes import (
     basis_notes,
@@ -333,7 +333,7 @@ def rank_cost(
     rows, baseline_notes = _ranked(con, ask, question, both, evidence, table)
     bounds = {r.throughput_id for r in evidence.readings() if r.lower_bound}
     for row in rows:  # what speed_notes says of each row, as data
-        row["gpu_alone"] = str(row["price_source"]) in GPU_ALONE
+        row["gpu_alone"] = gpu_alone(row["price_source"], row["instance_type"])
         at_speed = row.get("throughput_at_speed") is not False
         row["lower_bound"] = at_speed and row["throughput_id"] in bounds
     if all(r.get("throughput_at_speed") is False for r in rows):
@@ -345,7 +345,8 @@ def rank_cost(
     notes += baseline_notes + basis_notes(shown)
     notes += fit_notes(parameters, ask, rows) + ask.mine.notes(rows)
     # a price that leaves the host out understates what the row costs per token
-    notes += [alone] if (alone := gpu_alone_note(r["price_source"] for r in shown)) else []
+    offered = ((r["price_source"], r["instance_type"]) for r in shown)
+    notes += [alone] if (alone := gpu_alone_note(offered)) else []
     sources = sorted({str(r["price_source"]) for r in shown})
     return CostRanking(
         header=_header(ask, question),

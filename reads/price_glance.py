@@ -15,10 +15,10 @@ from chipcost.core.errors import UsageError
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.vocabulary import (
     GLANCE_KINDS,
-    GPU_ALONE,
     PRICING_MODEL_TABLE,
     REGION_ROW_PLAN,
     code_words,
+    gpu_alone,
     restricted_region,
 )
 from chipcost.reads.your_prices import DISCOUNT_COLUMN, LIST_COLUMN, YourPrices
@@ -178,7 +178,7 @@ def cheapest_per_chip(
                     **{k: row.get(k) for k in (*OFFER_FIELDS, *DATED_FIELDS)},
                     "estimate": row.get("estimate") or None,
                     "spot_doubt": row.get("spot_doubt") or None,
-                    "gpu_alone": row.get("source") in GPU_ALONE,
+                    "gpu_alone": gpu_alone(row.get("source"), row.get("instance_type")),
                     "sample": bool(row.get("sample")),
                     "offers": offers,
                     list_column(per): _list_price(row, per),
@@ -377,7 +377,7 @@ class _Glance:
             "estimated": ",".join(k for k in KINDS if self.offer.get(k, {}).get("estimate"))
             or None,
             "spot_doubt": spot.get("spot_doubt") or None,
-            "gpu_alone": any(o.get("source") in GPU_ALONE for o in offers),
+            "gpu_alone": any(gpu_alone(o.get("source"), o.get("instance_type")) for o in offers),
             "sample": any(bool(o.get("sample")) for o in offers),
             "offers": self.offers,
             **{list_column(per, k): _list_price(self.offer.get(k, {}), per) for k in KINDS},

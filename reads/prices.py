@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from chipcost.core.errors import UsageError
-from chipcost.core.vocabulary import GPU_ALONE, PRICING_MODELS, REGION_ROW_PLAN, term_hours
+from chipcost.core.vocabulary import PRICING_MODELS, REGION_ROW_PLAN, gpu_alone, term_hours
 from chipcost.reads.price_ask import (
     PriceAsk,
     check_named,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads 
     import polars as pl
 
 # Columns the read adds to the warehouse's: whether the price is the GPU's alone (its host
-# billed beside it, core.vocabulary.GPU_ALONE: the rows carry the mark the table's note says),
+# billed beside it, core.vocabulary.gpu_alone: the rows carry the mark the table's note says),
 # when the row's source last succeeded (what dates the price) and whether that run was the
 # bundled sample.
 READ_COLUMNS = ("gpu_alone", "source_as_of", "sample")
@@ -141,7 +141,7 @@ def find_price_rows(
     fresh = freshness(con, shown, stale_days=stale_days, now=now, chips=chips, providers=providers)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
     for row in rows:
-        row["gpu_alone"] = str(row["source"]) in GPU_ALONE
+        row["gpu_alone"] = gpu_alone(row["source"], row["instance_type"])
         row["source_as_of"], row["sample"] = dated.get(str(row["source"]), (None, False))
     if mine.active:
         rows = within(mine.rows(rows), **bounds)

@@ -96,7 +96,7 @@ def _prices(**given: Any) -> None:
 
     frame = found.frame if limit is None else found.frame.head(limit)
     # The table's note under the rows written: FOCUS's columns have no place for the mark.
-    alone = gpu_alone_note(frame["source"])
+    alone = gpu_alone_note(frame.select("source", "instance_type").iter_rows())
     if not focus:
         frame = with_currency(frame, mine.currency)
     if hours != 1:
@@ -355,7 +355,7 @@ def print_prices(
     if len(rows) > limit:
         console.say(f"{counted(len(rows) - limit, 'more row')}: {MORE_ROWS}")
     short = not wide and _shortened(shown, same)
-    alone = gpu_alone_note(row.get("source") for row in shown)
+    alone = gpu_alone_note((row.get("source"), row.get("instance_type")) for row in shown)
     for line in [
         *result.mine.notes(rows),
         estimate_note(shown),

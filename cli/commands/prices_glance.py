@@ -262,7 +262,7 @@ def glance_notes(
             doubts,
             set_apart_note(found.rows, left_out=True, regions_asked=regions_asked),
             unconverted_words(found.unconverted) if table else "",
-            gpu_alone_note(offer.get("source") for offer in offers),
+            gpu_alone_note((o.get("source"), o.get("instance_type")) for o in offers),
         )
         if line
     ]

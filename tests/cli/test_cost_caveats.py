@@ -240,3 +240,16 @@ def test_cost_json_says_a_break_even_at_least_by_its_field_not_the_tables_mark(s
     table = said(chipcost(*asked, env=WIDE).stdout)
     assert "≥: at least, a figure being a lower bound (faster than asked)" in table
     assert "break_even_at_least" not in table
+
+
+def test_cost_says_modals_price_is_the_gpus_alone_and_gcps_vm_price_is_not(sample):
+    """On 5ed854ca modal's H100 ranked beside gcp's A3 with gpu_alone false and no note: a
+    price without the CPU cores and memory a function pays read as a whole instance's."""
+    asked = ("cost", *LLAMA, "--chip", "H100-SXM", "--provider", "modal,gcp", "--db", sample)
+    answered = chipcost(*asked, "--format", "json")
+    assert answered.returncode == 0, answered.stderr
+    rows = json.loads(answered.stdout)
+    assert {r["provider"] for r in rows} == {"modal", "gcp"}
+    assert [r["gpu_alone"] for r in rows] == [r["provider"] == "modal" for r in rows]
+    alone = "modal prices the GPU alone: the host's vCPUs, memory and disk are billed beside it"
+    assert alone in said(answered.stderr) and "gcp's" not in answered.stderr

@@ -91,8 +91,8 @@ def test_every_glance_says_a_price_is_the_gpus_alone(run, db):
     assert GPU_ALONE in _said(listed.stderr)
     asked = ("--by", "provider", "--chip", "H100-SXM", "--db", db)
     rows = {r["provider"]: r for r in json.loads(_ran(run, *asked, "--format", "json").stdout)}
-    assert rows["cudo"]["gpu_alone"] and not rows["aws"]["gpu_alone"]
-    assert "cudo, daytona price the GPU alone" in _said(_ran(run, *asked).stdout)
+    assert rows["cudo"]["gpu_alone"] and rows["modal"]["gpu_alone"] and not rows["aws"]["gpu_alone"]
+    assert "cudo, daytona, modal price the GPU alone" in _said(_ran(run, *asked).stdout)
     aws = _ran(run, "--by", "chip", "--provider", "aws", "--db", db)
     assert "GPU alone" not in aws.stdout
 
@@ -137,7 +137,8 @@ def test_csv_and_json_send_the_tables_notes_to_stderr(run, db):
     for fmt in ("json", "csv"):
         done = _ran(run, "--by", "chip", "--format", fmt, "--db", db)
         said = _said(done.stderr)
-        for note in ("left out of the cheapest: ", GPU_ALONE):
+        # gcp's cheapest T4 and V100 are N1-attached GPUs, priced alone too
+        for note in ("left out of the cheapest: ", "tensordock prices the GPU alone; gcp's N1"):
             assert note in table and f"note: {note}" in said, (fmt, note)
         assert said.index("left out of the cheapest") < said.index("prices as of")
 
@@ -170,3 +171,37 @@ def test_every_offers_rows_say_a_price_is_the_gpus_alone(run, db):
     assert "GPU alone" not in aws.stderr
     focus = _ran(run, *asked, "--format", "focus")
     assert tuple(next(csv.reader(io.StringIO(focus.stdout)))) == FOCUS_COLUMNS
+
+
+def test_modals_offers_and_gcps_n1_gpus_say_their_price_is_the_gpus_alone(run, db):
+    """On 5ed854ca the mark went by source, cudo, daytona and tensordock: modal's prices (a
+    function pays its CPU cores and memory beside them) and gcp's N1-attached T4 and V100 (the
+    N1 VM billed apart) were written gpu_alone false and said nothing, so `cost` ranked them
+    on prices without the host. gcp's A2, A3 and G2 prices hold the VM: those stay unmarked."""
+    asked = ("--provider", "modal,gcp", "--db", db)
+    listed = _ran(run, *asked, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(listed.stdout)))
+    marked = {(r["provider"], r["instance_type"]) for r in rows if r["gpu_alone"] == "true"}
+    assert {p for p, _ in marked} == {"modal", "gcp"}
+    assert {t for p, t in marked if p == "gcp"} == {"nvidia-tesla-t4", "nvidia-tesla-v100"}
+    assert all(r["gpu_alone"] == "true" for r in rows if r["provider"] == "modal")
+    assert any(r["instance_type"].startswith(("a2-", "a3-", "g2-")) for r in rows)
+    note = (
+        "note: modal prices the GPU alone; gcp's N1 GPUs (T4, V100, P100, P4) are priced alone: "
+        "the host's vCPUs, memory and disk are billed apart"
+    )
+    assert note in _said(listed.stderr)
+    table = _said(_ran(run, "--provider", "modal", "--chip", "H100", "--db", db).stdout)
+    assert "note: modal prices the GPU alone: the host's vCPUs, memory and disk are billed" in table
+    vm = _ran(run, "--provider", "gcp", "--chip", "H100-SXM", "--format", "json", "--db", db)
+    assert "GPU" not in vm.stderr and not any(r["gpu_alone"] for r in json.loads(vm.stdout))
+    (t4,) = json.loads(_ran(run, "--by", "chip", "--chip", "T4", *asked, "--format", "json").stdout)
+    assert (t4["provider"], t4["instance_type"], t4["gpu_alone"]) == (
+        "gcp",
+        "nvidia-tesla-t4",
+        True,
+    )
+    by_chip = _said(
+        _ran(run, "--by", "chip", "--chip", "T4", "--provider", "gcp", "--db", db).stdout
+    )
+    assert "note: gcp's N1 GPUs (T4, V100, P100, P4) are priced alone" in by_chip

@@ -161,6 +161,20 @@ def test_tpu_v3_is_priced_and_gpus_attached_to_n1_vms_are_priced_alone():
     assert_loadable(result)
 
 
+def test_every_offer_priced_as_the_gpus_alone_is_marked_so_and_no_other():
+    """On 5ed854ca the reads marked gpu_alone by source alone (cudo, daytona, tensordock), so
+    gcp's N1-attached T4 and V100, priced without their VM, were read as whole instances; the
+    mark now takes the types this parser prices so from the same table, and A2, A3 and G2,
+    whose price holds the VM, stay unmarked."""
+    from chipcost.core.vocabulary import gpu_alone
+
+    records = parse(good()).records
+    marked = {r.instance_type for r in records if gpu_alone(r.source, r.instance_type)}
+    alone = {r.instance_type for r in records if r.extra.get("billing") == "gpu_only"}
+    assert marked == alone == {"nvidia-tesla-t4", "nvidia-tesla-v100"}
+    assert {r.instance_type for r in records} > marked  # the VMs' prices are not
+
+
 def test_bad_rows_become_rejects_and_the_rest_loads():
     result = parse([payload("bad-rows.json")])
     reasons = sorted(r.reason for r in result.rejects)
