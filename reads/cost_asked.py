@@ -59,6 +59,7 @@ class Ask:
     max_interruption: float | None = None
     voice: Voice = COST_COMMAND  # names the fields in messages as the asker did
     model_note: str | None = None  # the model asked stands for `model` (model_equivalents.csv)
+    encoder: bool = False  # `model` decodes no token after another: --speed does not apply
     # Of every offer (all_offers), only the cheapest of those alike (ALIKE) are ranked: the
     # reader takes each chip's cheapest per pricing model and term (the articles' answers).
     cheapest_alike: bool = False
@@ -375,11 +376,13 @@ def ask_of(
     """The ranking asked for, its names resolved against the warehouse (the command and the
     Python API ask alike)."""
     from chipcost.reads.price_ask import checked_filters
+    from chipcost.warehouse.cost_per_token import is_encoder
 
     name, model_note = resolve_model(con, model)
     return Ask(
         model=name,
         model_note=model_note,
+        encoder=workload == "inference" and is_encoder(con, name),
         workload=workload,
         chips=resolve_chips(con, chip, name, workload),
         baseline=baseline,

@@ -349,6 +349,12 @@ def speed_notes(ask: Ask, rows: list[CostRow], bounds: Collection[str] = ()) -> 
     if ask.workload != "inference":
         return []
     voice = ask.voice
+    if ask.encoder:  # the speed rule asks how fast each user's tokens stream: an encoder's don't
+        return [
+            f"{ask.model} is an encoder: it reads each request in one pass and decodes no token "
+            f"after another, so it has no speed per user and {voice.option('speed')} does not "
+            "apply: each chip's figure is its throughput at any speed asked"
+        ]
     default = f" (the default; {voice.said('speed', 'max')}, interactive or N to change)"
     label = speed_label(ask.speed, ask.model)
     note = f"throughput {label}"

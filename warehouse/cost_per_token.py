@@ -362,6 +362,14 @@ def known_models(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
+def is_encoder(con: duckdb.DuckDBPyConnection, model: str) -> bool:
+    """Whether `model` is an encoder (models.attention 'none': BERT), which decodes no token
+    after another: no speed per user is its question (throughput_at holds its figures at every
+    speed, as training's)."""
+    found = execute(con, "SELECT attention FROM models WHERE model = $m", {"m": model}).fetchone()
+    return bool(found and found[0] == "none")
+
+
 def derived_points(con: duckdb.DuckDBPyConnection, chip: str, model: str, workload: str) -> str:
     """Where chipcost derives `chip`'s figures of `model` and `workload`, whatever the point
     asked: '1,000 in / 1,000 out tokens, FP8' (inference), 'BF16-FP16' (training); '' where it

@@ -24,7 +24,7 @@
 -- An argument that is not a number (a list for precisions) is not asked: the default.
 -- The arguments are named so that no column of the body is: a macro's argument stands for
 -- every column reference of its name.
--- A figure is at the asked speed (at_speed) when: training; 'max' and it was measured at maximum
+-- A figure is at the asked speed (at_speed) when: training, or an encoder's; 'max' and it was measured at maximum
 -- throughput or is a point of a load curve (the frontier's top is then the best of them); a
 -- speed and its tokens_per_second_per_user is at least that; or it is the user's own and states
 -- no per-user speed (their workload, their point). Never a single stream (one request in flight:
@@ -184,6 +184,9 @@ figures AS (
         *,
         CASE
             WHEN workload = 'training' THEN TRUE
+            -- an encoder (models.attention 'none': BERT) decodes no token after another, so
+            -- no speed per user is its question: its figures answer every speed, as training's
+            WHEN model IN (SELECT model FROM models WHERE attention = 'none') THEN TRUE
             WHEN NOT within_bounds THEN FALSE
             WHEN asked_speed = 'max' THEN coalesce(
                 operating_point = 'max-throughput' OR (origin <> 'derived' AND concurrency > 1),
