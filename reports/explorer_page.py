@@ -8,7 +8,7 @@ from importlib import resources
 
 from chipcost.core.commands import RATES, UNKNOWN_OFFERS
 from chipcost.core.counting import counted
-from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.core.vocabulary import GPU_ALONE, GPU_ALONE_TYPES, PRICING_MODEL_TABLE
 from chipcost.reports.fresh import marked
 from chipcost.reports.labels import prose
 from chipcost.reports.text import SAMPLE_NOTE
@@ -57,6 +57,12 @@ def _toolbar() -> str:
     )
 
 
+def _priced_alone() -> str:
+    """'cudo, daytona, modal, tensordock, and gcp's N1 GPUs': who prices the GPU alone."""
+    some = [f"{source}'s {said}" for source, (said, *_) in GPU_ALONE_TYPES.items()]
+    return f"{', '.join(GPU_ALONE)}, and {', '.join(some)}" if some else ", ".join(GPU_ALONE)
+
+
 def legend() -> str:
     """The words the table uses that a visitor may not know, each said once."""
     models = "".join(
@@ -80,6 +86,9 @@ def legend() -> str:
         "<dt>(!)</dt><dd>Beside a spot price's pricing: it is not below its offer's on-demand "
         "price, so no discount (stale or mislabelled at the source, as <code>chipcost "
         "prices</code> marks it); hover it for why.</dd>"
+        "<dt>(GPU alone)</dt><dd>Beside an offer's pricing: its price is the GPU's alone, the "
+        f"host's vCPUs, memory and disk billed beside it ({escape(_priced_alone())}), so an "
+        "instance costs more than shown, as <code>chipcost prices</code> says.</dd>"
         "<dt>per chip-hour</dt><dd>The instance's price an hour divided by its chips (a slice "
         "of a GPU counts as its fraction: 0.125 of an L4).</dd>"
         "<dt>per M tokens</dt><dd>Per chip-hour ÷ (tokens/s per chip × 3600) × 10⁶, with the "

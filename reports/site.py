@@ -17,7 +17,7 @@ from chipcost.core.frames import frame_of, spreadsheet_safe
 from chipcost.core.outputs import written_whole
 from chipcost.core.settings import DEFAULT_STALE_DAYS, Warehouse, environment
 from chipcost.core.version import __version__
-from chipcost.core.vocabulary import HISTORY_KEY
+from chipcost.core.vocabulary import GPU_ALONE, GPU_ALONE_TYPES, HISTORY_KEY, gpu_alone_types
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
 from chipcost.reads.price_notes import left_out_words, unconverted_words
 from chipcost.reads.your_prices import YourPrices, for_read
@@ -73,6 +73,9 @@ COLUMNS = (
     # After the currency, so that every column before it keeps its place: the price as its
     # provider states it (STATED).
     *STATED,
+    # Last, so that every column before it keeps its place: whether the price is the GPU's
+    # alone, its host billed beside it, as `prices` says (core.vocabulary.gpu_alone).
+    "gpu_alone",
 )
 # Each current offer's price as stored, in the currency its provider states it in (the views
 # read it in US dollars, price_history_usd), by HISTORY_KEY, which a load keeps one open row of
@@ -91,6 +94,16 @@ _STATED = f"""
 """
 DEFAULT_MODEL = "llama-3-70b|inference"
 DEFAULT_WEEKS = 12
+
+
+def _gpu_alone() -> pl.Expr:
+    """Whether an offer's price is the GPU's alone (core.vocabulary.gpu_alone): every offer
+    of a GPU_ALONE source, and the instance types gpu_alone_types names of the others."""
+    typed = [
+        (pl.col("source") == source) & pl.col("instance_type").is_in(list(gpu_alone_types(source)))
+        for source in GPU_ALONE_TYPES
+    ]
+    return pl.any_horizontal(pl.col("source").is_in(list(GPU_ALONE)), *typed)
 
 
 @dataclass(frozen=True)
@@ -112,7 +125,9 @@ def _read(
     con = open_reader(db_path)
     try:
         mine = for_read(con, currency, list_prices)
-        offers = current_offers(con, mine.converting).with_columns(offer_label=offer_label())
+        offers = current_offers(con, mine.converting).with_columns(
+            offer_label=offer_label(), gpu_alone=_gpu_alone()
+        )
         offers = offers.join(
             frame_of(con.sql(_STATED)), on=HISTORY_KEY, how="left", maintain_order="left"
         )

@@ -80,7 +80,8 @@
   ].filter((c) => c.key === "cost" || c.key in col);
   const declared = new Set(COLUMNS.map((c) => c.key));
   // Said in other cells, the page's banner, and the Download CSV's marks.
-  const SKIP = new Set(["pricing_model", "estimate", "sample", "currency", "spot_doubt"]);
+  const SKIP = new Set(
+    ["pricing_model", "estimate", "sample", "currency", "spot_doubt", "gpu_alone"]);
   for (const key of cols) {
     if (!declared.has(key) && !SKIP.has(key)) {
       const numeric = typeof col[key].find((v) => v != null) === "number";
@@ -268,6 +269,10 @@
     if (key === "offer_label" && col.spot_doubt?.[i]) {
       mark(td, " (!)", "doubt", "A spot price not below its offer's on-demand price (no " +
         "discount: stale or mislabelled at the source): " + col.spot_doubt[i]);
+    }
+    if (key === "offer_label" && col.gpu_alone?.[i]) {
+      mark(td, " (GPU alone)", "alone", "The price is the GPU's alone: the host's vCPUs, " +
+        "memory and disk are billed beside it, so an instance costs more than shown.");
     }
     if (key === "price_per_chip_hour" && col.estimate?.[i]) {
       mark(td, " (estimate)", "estimate", "An estimate, not a quoted price: " + col.estimate[i]);
@@ -463,7 +468,8 @@
   // unit), every row of the view in its order, the prices as numbers; then the marks the
   // cells show as words, each a column of its own: what an estimated price rests on (empty
   // for a published one), whether the price is the bundled sample's, an AWS spot price's
-  // interruption bucket (unless its column is in view) and why a spot price is doubtful, and,
+  // interruption bucket (unless its column is in view), why a spot price is doubtful and
+  // whether the price is the GPU's alone (its host billed beside it), and,
   // with the cost per token, the kind of an estimated throughput figure it rests on (derived
   // or estimate) and a derived figure's range.
   const plainNumber = (v) => (typeof v === "number" ? Number(v.toPrecision(10)) : v);
@@ -476,6 +482,7 @@
       kept.push({ label: byKey.interruption.label, of: (i) => col.interruption[i] ?? "" });
     }
     kept.push({ label: "Spot doubt", of: (i) => col.spot_doubt?.[i] ?? "" });
+    kept.push({ label: "GPU alone", of: (i) => Boolean(col.gpu_alone?.[i]) });
     if (columns.some((c) => c.key === "cost")) {
       kept.push({ label: "Cost estimate", of: estimatedKind });
       kept.push({ label: "Throughput range (tokens/s per chip)", of: (i) => {

@@ -347,13 +347,13 @@ def test_offers_csv_says_the_currency_of_its_prices_and_the_one_each_is_stated_i
     beside them in US dollars (the prices as stated after them: the next test)."""
     db, _ = sample_explorer
     rows = list(csv.DictReader((Path(db).parent / "site" / "offers.csv").open()))
-    assert list(rows[0])[-4:-2] == ["stated_currency", "currency"]
+    assert list(rows[0])[-5:-3] == ["stated_currency", "currency"]
     assert {r["currency"] for r in rows} == {"USD"}
     (a10,) = [r for r in rows if (r["provider"], r["instance_type"]) == ("ovhcloud", "a10-45")]
     assert (a10["price_per_chip_hour"], a10["stated_currency"]) == ("0.819204", "EUR")
     assert {r["stated_currency"] for r in rows if r["provider"] == "aws"} == {"USD"}
     rows = sample_explorer_eur
-    assert list(rows[0])[-5:-2] == ["stated_currency", "list_price_per_chip_hour_usd", "currency"]
+    assert list(rows[0])[-6:-3] == ["stated_currency", "list_price_per_chip_hour_usd", "currency"]
     (a10,) = [r for r in rows if (r["provider"], r["instance_type"]) == ("ovhcloud", "a10-45")]
     assert (a10["price_per_chip_hour"], a10["stated_currency"], a10["currency"]) == (
         "0.76", "EUR", "EUR",
@@ -396,7 +396,7 @@ def test_the_files_carry_each_price_as_its_provider_states_it(sample_explorer, s
     db, data = sample_explorer
     rows = list(csv.DictReader((Path(db).parent / "site" / "offers.csv").open()))
     stated = ["stated_price_per_chip_hour", "stated_price_per_hour"]
-    assert list(rows[0])[-4:] == ["stated_currency", "currency", *stated]
+    assert list(rows[0])[-5:] == ["stated_currency", "currency", *stated, "gpu_alone"]
     assert data["columns"] == list(rows[0])
     eur = {
         (r["provider"], r["instance_type"]): (r["price_per_chip_hour"], *(r[s] for s in stated))
@@ -415,8 +415,8 @@ def test_the_files_carry_each_price_as_its_provider_states_it(sample_explorer, s
     assert [[o[s] for s in stated] for o in held] == [[float(r[s]) for s in stated] for r in rows]
     # In euros, a price stated in euros is its own figure again; the stated figures stay put.
     rows = sample_explorer_eur
-    assert list(rows[0])[-5:] == [
-        "stated_currency", "list_price_per_chip_hour_usd", "currency", *stated,
+    assert list(rows[0])[-6:] == [
+        "stated_currency", "list_price_per_chip_hour_usd", "currency", *stated, "gpu_alone",
     ]  # fmt: skip
     (a10,) = [r for r in rows if (r["provider"], r["instance_type"]) == ("ovhcloud", "a10-45")]
     assert [a10[c] for c in ("price_per_chip_hour", "currency", *stated)] == [
@@ -438,7 +438,8 @@ def test_the_files_keep_every_figure_the_command_line_keeps(sample_explorer):
     db, data = sample_explorer
     rows = list(csv.DictReader((Path(db).parent / "site" / "offers.csv").open()))
     offers = offer_rows(data)
-    numbers = [c for c in data["columns"] if c != "sample" and isinstance(data["offers"][c], list)]
+    flags = ("sample", "gpu_alone")  # true or false, not figures
+    numbers = [c for c in data["columns"] if c not in flags and isinstance(data["offers"][c], list)]
     assert {"chip_count", "ram_gb", "price_per_chip_hour"} <= set(numbers)
     for column in numbers:
         in_csv = [None if r[column] == "" else float(r[column]) for r in rows]
@@ -459,3 +460,25 @@ def test_the_files_keep_every_figure_the_command_line_keeps(sample_explorer):
         if (t["chip"], t["model"], t["workload"]) == ("A10", "bert-large", "inference")
     ]  # fmt: skip
     assert bert["tokens_per_second_per_chip"] == 73529.41176470589
+
+
+def test_the_files_and_page_say_a_price_is_the_gpus_alone(sample_explorer):
+    """On 5ed854ca offers.json and offers.csv had spot_doubt but no gpu_alone, and the page
+    said nothing of it: daytona's B200 at the GPU's price read as a whole instance's. The
+    column is the last, so every column before it keeps its place; it marks what `prices`
+    marks, every offer of cudo, daytona, modal and tensordock and gcp's N1-attached GPUs."""
+    db, data = sample_explorer
+    site = Path(db).parent / "site"
+    assert data["columns"][-1] == "gpu_alone" and COLUMNS[-1] == "gpu_alone"
+    header = next(csv.reader((site / "offers.csv").open()))
+    assert header[-1] == "gpu_alone" and header.index("spot_doubt") == 20
+    offers = offer_rows(data)
+    marked = {(o["provider"], o["instance_type"]) for o in offers if o["gpu_alone"]}
+    assert {p for p, _ in marked} == {"cudo", "daytona", "modal", "tensordock", "gcp"}
+    assert {t for p, t in marked if p == "gcp"} == {"nvidia-tesla-t4", "nvidia-tesla-v100"}
+    assert ("daytona", "1x B200") in marked
+    assert all(
+        o["gpu_alone"] is False for o in offers if (o["provider"], o["instance_type"]) not in marked
+    )
+    page = (site / "index.html").read_text()
+    assert "<dt>(GPU alone)</dt>" in page and "daytona, modal, tensordock" in page

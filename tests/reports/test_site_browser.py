@@ -51,7 +51,8 @@ EVERY_OFFER = "#view=offer"
 # (an AWS spot price's interruption bucket while its own column is hidden; with the cost per
 # token in view, the kind of its figure and a derived figure's range).
 MARKS = [
-    "Price estimate", "Sample data", "Spot interruption (AWS)", "Spot doubt", "Cost estimate",
+    "Price estimate", "Sample data", "Spot interruption (AWS)", "Spot doubt", "GPU alone",
+    "Cost estimate",
     "Throughput range (tokens/s per chip)",
 ]  # fmt: skip
 
@@ -458,7 +459,7 @@ def test_the_download_keeps_the_marks_the_cells_show(browser, slices_site, tmp_p
             page.click("#download")
         download.value.save_as(saved)
         head = saved.read_text().splitlines()[0].split(",")
-        assert head[-4:] == MARKS[:4] and "Cost estimate" not in head
+        assert head[-5:] == MARKS[:5] and "Cost estimate" not in head
     finally:
         context.close()
 
@@ -627,8 +628,11 @@ def test_the_download_keeps_a_spot_prices_bucket_and_doubt(browser, sample_site,
                 bucket = row["Spot interruption (AWS)"]
                 assert (f"interruption {bucket}" in cell) == bool(bucket), (row, cell)
                 assert ("(!)" in cell) == bool(row["Spot doubt"]), (row, cell)
+                assert ("(GPU alone)" in cell) == (row["GPU alone"] == "true"), (row, cell)
             found += rows
         assert {r["Provider"] for r in found if r["Spot interruption (AWS)"]} == {"aws"}
+        # daytona's spot prices are the GPU's alone, as `prices` marks them
+        assert {r["Provider"] for r in found if r["GPU alone"] == "true"} >= {"daytona"}
         doubted = [r for r in found if r["Spot doubt"]]
         assert doubted and all("not below on demand" in r["Spot doubt"] for r in doubted)
         ranges = [r["Throughput range (tokens/s per chip)"] for r in found]
