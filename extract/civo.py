@@ -9,15 +9,14 @@ from dataclasses import dataclass, field
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
+from chipcost.extract._host_sizes import host_spec, size_gb
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import (
     PER_INSTANCE,
-    host_spec,
     parse_count,
     price_of,
     require_columns,
-    size_gb,
 )
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
 

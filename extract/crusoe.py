@@ -11,9 +11,10 @@ from chipcost.core.commands import REPLAY
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
+from chipcost.extract._host_sizes import size_gb
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import PER_GPU, PriceError, parse_price, require_columns, size_gb
+from chipcost.extract._kit import PER_GPU, PriceError, parse_price, require_columns
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
 
 SOURCE_NAME = "crusoe"

@@ -12,9 +12,9 @@ from chipcost.core.record import PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import (
     field_names,
-    host_spec,
     json_price,
     parse_count,
     require_columns,

@@ -9,7 +9,8 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
+from chipcost.extract._host_sizes import host_spec
+from chipcost.extract._kit import json_price, listed_rows, parse_count
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "hyperbolic"

@@ -11,10 +11,10 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult
 from chipcost.extract import _fetch
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import (
     Lookup,
     field_names,
-    host_spec,
     json_price,
     listed_rows,
     load_json,

@@ -12,17 +12,16 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec, size_gb
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import (
     PER_GPU,
     PER_INSTANCE,
-    host_spec,
     parse_count,
     price_of,
     require_columns,
     shape_error,
-    size_gb,
 )
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 

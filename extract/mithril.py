@@ -12,10 +12,10 @@ from chipcost.core.record import ParseResult
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import (
     PER_INSTANCE,
     field_names,
-    host_spec,
     load_json,
     parse_count,
     price_of,

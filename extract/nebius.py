@@ -11,9 +11,10 @@ from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import PER_GPU, host_spec, price_of, require_columns, says_no_price
+from chipcost.extract._kit import PER_GPU, price_of, require_columns, says_no_price
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
 
 SOURCE_NAME = "nebius"

@@ -12,7 +12,8 @@ from chipcost.core.record import STORED_CURRENCIES, ParseResult
 from chipcost.extract import _fetch
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._fx import ECB_DAILY
-from chipcost.extract._kit import host_spec, listed_rows, parse_count
+from chipcost.extract._host_sizes import host_spec
+from chipcost.extract._kit import listed_rows, parse_count
 from chipcost.extract._rates import with_archived_rates
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 

@@ -10,15 +10,14 @@ from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec, size_gb
 from chipcost.extract._kit import (
     field_names,
-    host_spec,
     json_price,
     one_each,
     parse_count,
     require_columns,
     shape_error,
-    size_gb,
 )
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 

@@ -15,8 +15,8 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import (
-    host_spec,
     json_price,
     listed_rows,
     load_json,

@@ -13,9 +13,9 @@ from chipcost.core.record import ParseResult
 from chipcost.extract import _http
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._fx import ECB_DAILY
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import (
     field_names,
-    host_spec,
     json_price,
     parse_count,
     require_columns,

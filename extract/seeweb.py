@@ -13,7 +13,8 @@ from chipcost.extract._bounds import too_many_places
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._fx import ECB_DAILY
-from chipcost.extract._kit import host_spec, json_price, listed_rows, parse_count
+from chipcost.extract._host_sizes import host_spec
+from chipcost.extract._kit import json_price, listed_rows, parse_count
 from chipcost.extract._rates import with_archived_rates
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
 

@@ -11,9 +11,9 @@ from chipcost.core.record import Reject
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import (
     Offer,
-    host_spec,
     json_price,
     listed_rows,
     parse_count,

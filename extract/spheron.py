@@ -15,9 +15,9 @@ from chipcost.core.record import ParseResult, PriceRecord
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of, estimate_of_all
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import (
     field_names,
-    host_spec,
     json_price,
     load_json,
     parse_count,

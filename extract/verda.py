@@ -12,11 +12,11 @@ from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.extract import _fetch, _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
+from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import (
     Offer,
     Origin,
     field_names,
-    host_spec,
     json_price,
     load_json,
     missing_fields,

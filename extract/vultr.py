@@ -13,7 +13,8 @@ from chipcost.extract import _http
 from chipcost.extract._bounds import too_many_places
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
-from chipcost.extract._kit import host_spec, json_price, listed_rows, load_json
+from chipcost.extract._host_sizes import host_spec
+from chipcost.extract._kit import json_price, listed_rows, load_json
 from chipcost.extract._slices import SliceError, memory_share, share_of
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 

@@ -13,7 +13,8 @@ from chipcost.core.catalog import ChipMatch, aws_chip_for, aws_location_regions
 from chipcost.core.clean import CONTROL
 from chipcost.core.record import HOURS_PER_TERM, ParseResult, PriceRecord
 from chipcost.extract._estimate import estimate_of
-from chipcost.extract._kit import Origin, RowUnreadable, decimal, host_spec, json_of, read_row
+from chipcost.extract._host_sizes import host_spec
+from chipcost.extract._kit import Origin, RowUnreadable, decimal, json_of, read_row
 
 # The Price List's words for a reserved term, in the record's vocabulary (core/record.py).
 LEASE_TERMS = {"1yr": "1yr", "3yr": "3yr"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.extract._kit import host_spec, size_gb
+from chipcost.extract._host_sizes import host_spec, size_gb
 
 
 @pytest.mark.parametrize(

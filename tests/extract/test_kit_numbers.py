@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from chipcost.extract._kit import decimal, host_spec, json_price, parse_count, positive
+from chipcost.extract._host_sizes import host_spec
+from chipcost.extract._kit import decimal, json_price, parse_count, positive
 
 
 class Refused(Exception):
