@@ -161,7 +161,7 @@ class Element:
         return [sup.text(footnotes=True) for sup in self.find_all("sup")]
 
 
-def _raised(raised: str, before: str, after: str) -> tuple[str, bool]:
+def raised_shown(raised: str, before: str, after: str) -> tuple[str, bool]:
     """What a <sup> reading `raised` shows between the texts `before` and `after` it, and
     whether that joins the number ending `before` (True) or stands in the <sup>'s place: the
     number's decimals, its cents or a footnote (superscript digits), the page's own words (a
@@ -191,7 +191,7 @@ def _raised(raised: str, before: str, after: str) -> tuple[str, bool]:
 
 
 def _read_raised(root: Element) -> None:
-    """Each <sup> after a number that is no footnote mark (_raised) made part of the text that
+    """Each <sup> after a number that is no footnote mark (raised_shown) made part of the text that
     ends in the number, the <sup> gone: so whichever element a source reads the amount of, its
     text or its strings alone, it reads "$68.80" of "<span>$68</span><sup>.80</sup>" and
     "$10³²" of "$10<sup>32</sup>". Any other <sup> but a footnote mark is the text it holds, in
@@ -218,7 +218,7 @@ def _read_raised(root: Element) -> None:
                 siblings = element.children
                 after = siblings[at + 1] if at + 1 < len(siblings) else ""
                 # after a block there is no number for it to join: its own text alone
-                shown, joined = _raised(
+                shown, joined = raised_shown(
                     child.text(footnotes=True),
                     before if last is not None else "",
                     after if isinstance(after, str) else "",

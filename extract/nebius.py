@@ -13,7 +13,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._html_encoding import html_text
-from chipcost.extract._html_tree import Element, parse_html
+from chipcost.extract._html_tree import Element, parse_html, raised_shown
 from chipcost.extract._kit import PER_GPU, price_of, require_columns, says_no_price
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
 
@@ -30,15 +30,11 @@ DATA_BLOCK = re.compile(r'"type":"highlight-table-block".*?"table":\{"content":'
 # A data cell may be a markdown link ("[Contact us](#ai-contact-form)"): its text is the cell.
 LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 # The data's raised text, "^*^" and "^1^" its footnote marks ("Free^*^", "...(Slurm on
-# Kubernetes)^**^"): a mark of digits or asterisks is left out, as the rendered page's <sup>
-# is, but digits raised after a whole amount ("$4^50^", "4^50^ USD") are cents or a footnote
-# and no page says which: kept as superscript digits, which the price reader refuses, never
-# read as 4. Anything else raised ("^/hr^") is kept, so a unit or currency raised is seen and
-# refused, not dropped.
+# Kubernetes)^**^"): read by the rule the rendered page's <sup> is (raised_shown): a mark left
+# out, digits raised after a whole amount ("$4^50^", "4^50^ USD") kept as superscript digits,
+# which the price reader refuses, never read as 4. Anything else raised ("^/hr^") is kept as
+# it stands, so a unit or currency raised is seen and refused, not dropped.
 RAISED = re.compile(r"\^([0-9*]+)\^")
-WHOLE_BEFORE = re.compile(r"(?<![0-9.,])[0-9]+\s*$")
-MONEY_AROUND = re.compile(r"(?i)(?:[$€£]|\busd)\s*[0-9]+\s*$|^\s*(?:[$€£]|usd\b|eur\b|gbp\b)")
-SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 TITLE = re.compile(r'"title":"((?:[^"\\]|\\.)*)"')
 HEAD, BODY, ROW, CELL = (f"{TABLE}__{part}" for part in ("head", "body", "row", "cell"))
 ITEM = "item"
@@ -223,11 +219,7 @@ def _data_cell(value: object) -> str:
 
 
 def _mark(mark: re.Match[str], text: str) -> str:
-    before, after, raised = text[: mark.start()], text[mark.end() :], mark.group(1)
-    whole = raised.isdigit() and WHOLE_BEFORE.search(before)
-    if whole and (MONEY_AROUND.search(before) or MONEY_AROUND.search(after)):
-        return raised.translate(SUPERSCRIPT)
-    return ""
+    return raised_shown(mark.group(1), text[: mark.start()], text[mark.end() :])[0]
 
 
 def _cells(row_group: Element | None) -> list[str]:
