@@ -29,6 +29,7 @@ from chipcost.warehouse.history import newest_day
 from chipcost.warehouse.price_index import (
     BUCKETS,
     COMMITMENT_TERM,
+    MARK_COLUMNS,
     buckets_held,
     index_unrated,
     price_index,
@@ -110,8 +111,10 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
         frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "pricing_model"))
     if ask.rates is not None and frame["usd_rate"].null_count():
         raise ask.rates.missing(frame.filter(pl.col("usd_rate").is_null())["rate_day"][0])
-    # As every read's rows: whether the prices it rests on are the bundled sample's.
-    return frame.with_columns(pl.lit(bool(fresh.sample)).alias("sample"))
+    # As every read's rows: whether the prices it rests on are the bundled sample's; the
+    # constituents' marks after it, so that every column before keeps its place.
+    frame = frame.with_columns(pl.lit(bool(fresh.sample)).alias("sample"))
+    return frame.select(pl.exclude(MARK_COLUMNS), *MARK_COLUMNS)
 
 
 def why_no_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> str:

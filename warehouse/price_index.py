@@ -38,11 +38,15 @@ import polars as pl
 from chipcost.core.frames import frame_of
 from chipcost.core.vocabulary import (
     GLANCE_KINDS,
+    GPU_ALONE,
+    GPU_ALONE_TYPES,
     PRICING_MODEL_TABLE,
+    gpu_alone_types,
 )
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.fx import RATE_COLUMNS, index_in_currency
 from chipcost.warehouse.history import in_force_days, unrated_days
+from chipcost.warehouse.prices import marked_on, marks_of
 from chipcost.warehouse.where import Where
 
 # The index's three pricing models: on demand, spot, and any 1-year commitment (reserved,
@@ -67,6 +71,10 @@ INDEX_COLUMNS = (
     "left_out",
     "failing",
 )
+# The constituents whose price carries a mark prices shows (docs/price-index.md), named as
+# `prices` names them: after every column of INDEX_COLUMNS and the read's own, so that those
+# keep their places. The level includes their prices.
+MARK_COLUMNS = ("doubtful", "gpu_alone")
 
 # The bucket of each history row; rows outside the buckets asked are not expanded into days.
 _BUCKET = """CASE
@@ -81,14 +89,25 @@ _BUCKET = """CASE
 # after that run they are left out and named in `left_out`.
 _INDEX = """,
 failing_sources(source, last_ok_day) AS ({failing}),
+marks AS ({marks}),
 sourced AS (
     SELECT d.*, d.day > f.last_ok_day AS carried,
-        d.day > f.last_ok_day + {stale_days} AS stale, f.last_ok_day
+        d.day > f.last_ok_day + {stale_days} AS stale, f.last_ok_day,
+        m.spot_doubt IS NOT NULL AS doubtful,
+        list_contains({alone_sources}, d.source)
+            OR list_contains({alone_types}, d.source || ' ' || d.instance_type) AS gpu_alone
     FROM days d LEFT JOIN failing_sources f ON f.source = d.source
+    LEFT JOIN marks m ON {marked_on}
 ),
+-- A provider's price is marked when every offer at that price is: an unmarked offer at the
+-- same price would make the same constituent.
 provider_day AS (
     SELECT day, chip, bucket, provider,
         min(price_per_chip_hour) FILTER (WHERE stale IS NOT TRUE) AS price,
+        coalesce(min(price_per_chip_hour) FILTER (WHERE stale IS NOT TRUE AND NOT doubtful)
+            > min(price_per_chip_hour) FILTER (WHERE stale IS NOT TRUE), TRUE) AS doubtful,
+        coalesce(min(price_per_chip_hour) FILTER (WHERE stale IS NOT TRUE AND NOT gpu_alone)
+            > min(price_per_chip_hour) FILTER (WHERE stale IS NOT TRUE), TRUE) AS gpu_alone,
         arg_min(source, price_per_chip_hour) FILTER (WHERE stale IS NOT TRUE AND carried)
             AS failing_source,
         min(price_per_chip_hour) FILTER (WHERE stale) AS stale_price,
@@ -131,14 +150,18 @@ kept AS (
             AS prices,
         string_agg(provider, ',' ORDER BY provider) AS members,
         string_agg(provider || ' (' || failing_source || ')', '; ' ORDER BY provider)
-            AS failing
+            AS failing,
+        string_agg(provider || ' ' || printf('%.4f', price), '; ' ORDER BY price, provider)
+            FILTER (WHERE doubtful) AS doubtful,
+        string_agg(provider || ' ' || printf('%.4f', price), '; ' ORDER BY price, provider)
+            FILTER (WHERE gpu_alone) AS gpu_alone
     FROM judged WHERE NOT glitch GROUP BY ALL
 ),
 -- Every day a provider had a price, kept or not: a day whose every price is left out (a
 -- one-provider chip's glitch) keeps its row, with no level, so that `left_out` says why.
 levels AS (
     SELECT k.day, k.chip, k.bucket, kept.level, coalesce(kept.constituents, 0) AS constituents,
-        kept.prices, kept.members, kept.failing,
+        kept.prices, kept.members, kept.failing, kept.doubtful, kept.gpu_alone,
         (SELECT string_agg(o.why, '; ' ORDER BY o.provider) FROM outs o
          WHERE (o.day, o.chip, o.bucket) = (k.day, k.chip, k.bucket)) AS left_out
     FROM (SELECT DISTINCT day, chip, bucket FROM provider_day) k
@@ -226,7 +249,9 @@ def price_index(
         where=where.sql(),
         since=where.bind(since),
         until=where.bind(until),
-        columns=f"h.chip, h.provider, h.source, {bucket} AS bucket",
+        # what a price's marks are matched on (warehouse/prices.py marked_on)
+        columns=f"h.chip, h.provider, h.source, {bucket} AS bucket, h.region, h.instance_type, "
+        "h.pricing_model, h.term, h.payload_ref",
         lookback_days=31,
     )
     # The failing sources as a table of two lists: one parameter each, whatever their number.
@@ -236,6 +261,10 @@ def price_index(
         jump=float(jump),
         failing=f"SELECT unnest({sources}::VARCHAR[]), unnest({last_ok}::DATE[])",
         stale_days=int(stale_days),
+        marks=marks_of("rows"),
+        marked_on=marked_on("d"),
+        alone_sources=where.bind(list(GPU_ALONE)),
+        alone_types=where.bind([f"{s} {t}" for s in GPU_ALONE_TYPES for t in gpu_alone_types(s)]),
     )
     params = where.params
     if currency:
@@ -249,4 +278,4 @@ def price_index(
         .otherwise(pl.lit("none")),
         **{f"change_{n}_pct": pl.col(f"change_{n}") * 100 for n in ("1d", "7d", "30d")},
     )
-    return frame.select(*INDEX_COLUMNS, *(RATE_COLUMNS if currency else ()))
+    return frame.select(*INDEX_COLUMNS, *(RATE_COLUMNS if currency else ()), *MARK_COLUMNS)

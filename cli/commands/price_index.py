@@ -10,9 +10,10 @@ from chipcost.cli.consoles import print_fitted
 from chipcost.cli.fit import Column, fit_table, plain
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.parser import Command
+from chipcost.cli.price_cells import DOUBT_MARK
 from chipcost.core.asks import INDEX
 from chipcost.core.errors import NoMatch
-from chipcost.core.vocabulary import pricing_words
+from chipcost.core.vocabulary import MODEL_LABELS, gpu_alone_note, gpu_alone_types, pricing_words
 from chipcost.transform.tokens import money_sign
 
 if TYPE_CHECKING:
@@ -74,8 +75,6 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
             "constituents per day: chipcost index --chip NAME (or --format csv/json)",
         )
     newest = frame.filter(frame["day"] == frame["day"].max()) if daily else frame.clear()
-    from chipcost.core.vocabulary import MODEL_LABELS
-
     for row in newest.iter_rows(named=True):
         paid = MODEL_LABELS.get(row["pricing_model"], row["pricing_model"])
         out.say(shown(f"{row['chip']} {paid} {row['day']}: {row['prices'] or 'none kept'}"))
@@ -89,6 +88,7 @@ def _show(frame, *, daily: bool, currency: str = "USD") -> None:
 def _footnotes(frame) -> None:
     """The footnotes of the marks the table used, and only those."""
     from chipcost.cli.consoles import out
+    from chipcost.cli.render import shown
 
     if frame["constituents_changed"].any():  # the footnote only where a row is starred
         out.say(
@@ -104,6 +104,52 @@ def _footnotes(frame) -> None:
         out.say(
             "left out: every price of that day was left out (`left_out` says why)",
         )
+    for note in mark_notes(frame):
+        out.say(shown(note))
+
+
+def mark_notes(frame: pl.DataFrame) -> list[str]:
+    """What the table's marks beside a level say, each with the constituents it stands for (by
+    chip and pricing model, each once): '(!) = ...' where a constituent's spot price is
+    doubtful, '(GPU alone) = ...' where one is the GPU's alone, in the words prices says them
+    (cli/price_cells.py doubt_note, core/vocabulary.py gpu_alone_note); none when no row is
+    marked."""
+    notes = []
+    doubtful = _marked(frame, "doubtful")
+    if doubtful:
+        notes.append(
+            f"{DOUBT_MARK.strip()} = the level includes a spot price not below its offer's "
+            "on-demand price (no discount: stale or mislabelled at the source; --format "
+            "csv/json: `doubtful`): " + "; ".join(doubtful)
+        )
+    alone = _marked(frame, "gpu_alone")
+    if alone:
+        providers = {p for row in frame["gpu_alone"].drop_nulls() for p in _providers(row)}
+        # A source that prices the GPU alone is its provider's own (cudo, daytona, modal,
+        # tensordock, gcp), so the note is asked of the provider; gcp's by one of its types
+        # priced alone, as the index marked only those.
+        offers = [(p, next(iter(gpu_alone_types(p)), "")) for p in sorted(providers)]
+        notes.append(
+            f"{ALONE_MARK.strip()} = the level includes a price of the GPU alone (--format "
+            f"csv/json: `gpu_alone`): {'; '.join(alone)}; {gpu_alone_note(offers)}"
+        )
+    return notes
+
+
+def _providers(named: str) -> list[str]:
+    """['lium'] of 'lium 0.5600': the providers of a column naming constituents as `prices`."""
+    return [part.rsplit(" ", 1)[0] for part in named.split("; ")]
+
+
+def _marked(frame: pl.DataFrame, column: str) -> list[str]:
+    """'lium (RTX-5090 spot)': each provider `column` names, with the chips and pricing models
+    of the rows it is named in."""
+    seen: dict[str, dict[str, None]] = {}
+    for row in frame.filter(frame[column].is_not_null()).iter_rows(named=True):
+        where = f"{row['chip']} {MODEL_LABELS.get(row['pricing_model'], row['pricing_model'])}"
+        for provider in _providers(row[column]):
+            seen.setdefault(provider, {})[where] = None
+    return [f"{p} ({', '.join(w)})" for p, w in seen.items()]
 
 
 # Kept at any width: chip, pricing model, level and the providers behind it; the day and the moves
@@ -119,6 +165,8 @@ _COLUMNS = (
     Column("providers", "providers", numeric=True, essential=True),
 )
 _KEEP_ORDER = ("7d", "1d", "30d", "day")
+# Beside a level that includes a price of the GPU alone, as the price explorer marks one.
+ALONE_MARK = " (GPU alone)"
 
 
 def change(percent: float | None) -> str:
@@ -135,6 +183,9 @@ def print_index_table(console: Screen, frame: pl.DataFrame, currency: str = "USD
     for row in frame.iter_rows(named=True):
         moved = (" *" if row["constituents_changed"] else "") + (" !" if row["failing"] else "")
         level = row["level"]
+        # The level includes a doubtful spot price or the GPU's alone: said beside it, as
+        # prices marks such a price (the note under the table names them).
+        marks = (DOUBT_MARK if row["doubtful"] else "") + (ALONE_MARK if row["gpu_alone"] else "")
         cells.append(
             {
                 "chip": plain(row["chip"]),
@@ -142,7 +193,9 @@ def print_index_table(console: Screen, frame: pl.DataFrame, currency: str = "USD
                     pricing_words(row["pricing_model"], row["term"], None, None)
                 ),
                 "day": str(row["day"]),
-                "level": "left out" if level is None else f"{money_sign(currency)}{level:,.4f}",
+                "level": "left out"
+                if level is None
+                else f"{money_sign(currency)}{level:,.4f}{marks}",
                 "1d": change(row["change_1d_pct"]),
                 "7d": change(row["change_7d_pct"]),
                 "30d": change(row["change_30d_pct"]),
