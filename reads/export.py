@@ -27,6 +27,10 @@ class Exported:
     rows: int
     current: int  # rows of prices that still hold (no SkuPriceEffectiveEnd)
     discounted: int  # rows your discounts applied to
+    # the spot offers x_SpotDoubt marks (a row of each), and every offer's source and
+    # instance type (those x_GpuAlone marks among them): what the notes say, as `prices` does
+    doubted: tuple[dict[str, object], ...] = ()
+    offers: tuple[tuple[object, object], ...] = ()
 
 
 def export_focus(
@@ -76,4 +80,12 @@ def export_focus(
         rows=frame.height,
         current=frame["SkuPriceEffectiveEnd"].null_count(),
         discounted=sum(1 for r in rows if r.get("discount")),
+        doubted=tuple(
+            {
+                (r["provider"], r["region"], r["instance_type"]): r
+                for r in rows
+                if r.get("spot_doubt")
+            }.values()
+        ),  # fmt: skip
+        offers=tuple(dict.fromkeys((r["source"], r["instance_type"]) for r in rows)),
     )

@@ -5,9 +5,10 @@ ListUnitPrice with PricingUnit "Hours", the per-chip price beside it in a custom
 pricing model as PricingCategory, what the price is of (instance type, GPUs, term, payment)
 in SkuPriceDetails, the price's validity as the SKU Price dataset's effective start and
 end, and what the price is: an estimate (no price the provider publishes) and what it rests
-on, and whether it is the bundled sample's. Column IDs and allowed values are the
-specification's (core/data/focus_columns.csv says where each was read); custom columns and
-properties start with "x_", as it requires.
+on, whether it is the bundled sample's, a doubtful spot price (not below its offer's
+on-demand price) and a price of the GPU alone (the host billed beside it). Column IDs and
+allowed values are the specification's (core/data/focus_columns.csv says where each was read);
+custom columns and properties start with "x_", as it requires.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from chipcost.core.vocabulary import PRICING_MODEL_TABLE
+from chipcost.core.vocabulary import PRICING_MODEL_TABLE, gpu_alone
 
 if TYPE_CHECKING:
     import polars as pl
@@ -50,6 +51,9 @@ FOCUS_COLUMNS = (
     "x_EstimateBasis",
     "x_Sample",
     "x_StatedCurrency",
+    # after the columns before them, which keep their places
+    "x_SpotDoubt",
+    "x_GpuAlone",
 )
 
 
@@ -58,10 +62,17 @@ def focus_rows(rows: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
     rows, in FOCUS_COLUMNS order. ContractedUnitPrice is the price after your discounts,
     where a discount applied (a negotiated discount, in FOCUS's words), else the list price;
     with a currency other than USD both are in it, and PricingCurrency says so."""
-    return [_row(row) for row in rows]
+    alone: dict[tuple[object, object], bool] = {}  # per offer: an export has many days of it
+    made = []
+    for row in rows:
+        offer = (row.get("source"), row.get("instance_type"))
+        if offer not in alone:
+            alone[offer] = gpu_alone(*offer)
+        made.append(_row(row, alone[offer]))
+    return made
 
 
-def _row(row: Mapping[str, object]) -> dict[str, object]:
+def _row(row: Mapping[str, object], alone: bool) -> dict[str, object]:
     model = str(row["pricing_model"])
     chips = row.get("chip_count")
     per_hour = row.get("price_per_hour")
@@ -116,6 +127,11 @@ def _row(row: Mapping[str, object]) -> dict[str, object]:
         # the currency its provider states the price in: not PricingCurrency's, it was
         # converted (a chip's daily cheapest, of several offers, has none)
         "x_StatedCurrency": row.get("stated_currency"),
+        # why a spot price is doubtful, not below its offer's on-demand price (the read's
+        # `spot_doubt`), None where it is not; whether the price is the GPU's alone, its host
+        # billed beside it (core/vocabulary.py gpu_alone: by offer, as `prices` marks it)
+        "x_SpotDoubt": row.get("spot_doubt") or None,
+        "x_GpuAlone": alone,
     }
 
 

@@ -8,13 +8,20 @@ import duckdb
 import polars as pl
 
 from chipcost.core.frames import frame_of
+from chipcost.core.vocabulary import gpu_alone
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.db import dict_rows
 from chipcost.warehouse.fx import USD_PER_EUR, in_currency
-from chipcost.warehouse.prices import ESTIMATE, SAMPLE
+from chipcost.warehouse.prices import SAMPLE, marked_on, marks_of
 from chipcost.warehouse.where import Where
 
-# Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API).
+# How the day's cheapest price is marked beyond HISTORY_COLUMNS' first ones: why a spot price
+# is doubtful, not below its offer's on-demand price (None where it is not), and whether it is
+# the GPU's alone, the host billed beside it (core/vocabulary.py gpu_alone). Last of all, after
+# a converted read's columns (list price, currency, rate): the columns before keep their places.
+HISTORY_MARKS = ("spot_doubt", "gpu_alone")
+# Columns of daily_cheapest's frame, in order (a stable contract for the CLI and the API); a
+# read in another currency has its columns (warehouse/fx.py in_currency) before HISTORY_MARKS.
 HISTORY_COLUMNS = (
     "day",
     "chip",
@@ -34,6 +41,7 @@ HISTORY_COLUMNS = (
     # publishes), else None; whether it is the bundled sample's.
     "estimate",
     "sample",
+    *HISTORY_MARKS,
 )
 
 
@@ -103,8 +111,8 @@ days AS (
 # The day's cheapest offer, chosen once for all its columns (one arg_min of them together:
 # an arg_min a column, each ordering by the tie key again, took 1.6 s of CPU against 0.6 s for
 # H100-SXM's year of history on the one-year scale file, docs/performance.md). Its payload
-# (what its estimate and sample flag are read from) is looked into for the days' rows only,
-# after the cheapest is chosen.
+# (what its estimate, spot doubt and sample flag are read from) is looked into for the days'
+# rows only, after the cheapest is chosen.
 _CHOSEN = (
     "provider", "region", "zone", "instance_type", "chip_count", "term", "payment", "plan",
     "source",
@@ -123,9 +131,11 @@ FROM (
     FROM days
     GROUP BY day, chip, pricing_model
 )
-)
-SELECT p.* EXCLUDE (payload_ref), {ESTIMATE} AS estimate, {SAMPLE} AS sample
-FROM daily p
+),
+marks AS ({marks_of("daily")})
+SELECT p.* EXCLUDE (payload_ref), m.estimate AS estimate, {SAMPLE} AS sample,
+    m.spot_doubt AS spot_doubt
+FROM daily p LEFT JOIN marks m ON {marked_on("p")}
 ORDER BY chip, pricing_model, day
 """
 
@@ -150,7 +160,9 @@ def daily_cheapest(
     where it was (provider, region, zone, instance, term, payment, plan, source) and how many
     offers were priced that day. Filters match case-insensitively; `since` and `until` are
     inclusive days (default: the first price in the warehouse, the day of the newest price
-    seen). Spot is per zone, so its cheapest zone is the day's spot price. In `currency` at
+    seen). Each row is marked as `prices` marks its offer: an estimate's basis (`estimate`),
+    the sample's (`sample`), a doubtful spot price (`spot_doubt`) and a price of the GPU alone
+    (`gpu_alone`). Spot is per zone, so its cheapest zone is the day's spot price. In `currency` at
     each day's ECB rate when given (chipcost.warehouse.fx): which offer was cheapest on a day
     is the US dollars' answer.
     """
@@ -162,7 +174,19 @@ def daily_cheapest(
         con, days + _DAILY.format(tie=_TIE), where.params, currency, day="day"
     )
     frame = frame_of(relation(con, sql, params))
-    return frame.select(*HISTORY_COLUMNS, *(c for c in frame.columns if c not in HISTORY_COLUMNS))
+    alone: dict[tuple[str, str], bool] = {}  # by offer, not by each of its days
+    for offer in frame.select("source", "instance_type").unique().iter_rows():
+        alone[offer] = gpu_alone(*offer)
+    frame = frame.with_columns(
+        pl.Series(
+            "gpu_alone",
+            [alone[o] for o in zip(frame["source"], frame["instance_type"], strict=True)],
+            dtype=pl.Boolean,
+        )
+    )
+    first = HISTORY_COLUMNS[: -len(HISTORY_MARKS)]
+    converted = (c for c in frame.columns if c not in HISTORY_COLUMNS)
+    return frame.select(*first, *converted, *HISTORY_MARKS)
 
 
 def _filters(

@@ -47,9 +47,11 @@ def _export(
     from pathlib import Path
 
     from chipcost.cli.consoles import out as console
+    from chipcost.cli.price_cells import doubt_note
     from chipcost.cli.render_fresh import print_freshness
     from chipcost.core.counting import counted
     from chipcost.core.errors import UsageError
+    from chipcost.core.vocabulary import gpu_alone_note
     from chipcost.reads import answers
     from chipcost.reads.export import export_focus
     from chipcost.reads.your_prices import for_read
@@ -90,6 +92,13 @@ def _export(
         "columns: docs/focus.md; prices in the currency each provider states (PricingCurrency: "
         "USD, or EUR for those that sell in euros), list, upfront fees spread"
     )
+    # what the rows' x_SpotDoubt and x_GpuAlone mark, said as `prices` says it
+    for column, note in (
+        ("x_SpotDoubt", doubt_note(made.doubted, table=False)),
+        ("x_GpuAlone", gpu_alone_note(made.offers)),
+    ):
+        if note:
+            console.say(f"note: {column}: {note}")
     print_freshness(console, fresh)  # with the sample's line where it holds the sample
 
 

@@ -10,10 +10,16 @@ from chipcost.cli.consoles import Screen, print_fitted
 from chipcost.cli.fit import Column, fit_table
 from chipcost.cli.formats import OutputFormat, PriceFormat
 from chipcost.cli.parser import Command
-from chipcost.cli.price_cells import ESTIMATE_MARK, estimate_note
+from chipcost.cli.price_cells import DOUBT_MARK, ESTIMATE_MARK, doubt_note, estimate_note
 from chipcost.core.asks import HISTORY
 from chipcost.core.errors import NoMatch
-from chipcost.core.vocabulary import GLANCE_KINDS, MODEL_LABELS, PRICING_MODELS, pricing_words
+from chipcost.core.vocabulary import (
+    GLANCE_KINDS,
+    MODEL_LABELS,
+    PRICING_MODELS,
+    gpu_alone_note,
+    pricing_words,
+)
 from chipcost.transform.tokens import money_sign
 
 if TYPE_CHECKING:  # polars loads when the command runs, not for --help
@@ -53,6 +59,9 @@ def _history(**given: Any) -> None:
     else:
         for why in missing.values():
             notices(output).say(f"note: {why}")
+        # as `prices` says it under its csv, json and focus (their rows say it in gpu_alone)
+        if alone := gpu_alone_note(result.frame.select("source", "instance_type").iter_rows()):
+            notices(output).say(f"note: {alone}")
     for note in result.notes:
         notices(output).say(f"note: {note}")
     if mine.rates is not None:
@@ -128,12 +137,9 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         table = shown
     console.say([(chip, "bold"), (f": cheapest {currency} per chip-hour by day{note}", "")])
     models = table.columns[1:]
-    # est. after a day's cheapest that is an estimate, as `prices` and `compare` mark it.
-    estimated = {
-        (row["day"], row["pricing_model"]): row
-        for row in frame.iter_rows(named=True)
-        if row.get("estimate")
-    }
+    # est. after a day's cheapest that is an estimate, (!) after a doubtful spot price, as
+    # `prices` and `compare` mark them.
+    marked = {(row["day"], row["pricing_model"]): row for row in frame.iter_rows(named=True)}
     # The days and prices are never cut: a header wraps a word a line ("capacity" over
     # "block") where the screen is narrow.
     columns = [Column("day", "day", essential=True)]
@@ -142,7 +148,7 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         {
             "day": str(day),
             **{
-                m: "" if p is None else f"{p:,.4f}" + (ESTIMATE_MARK * ((day, m) in estimated))
+                m: "" if p is None else f"{p:,.4f}" + _marks(marked.get((day, m)))
                 for m, p in zip(models, prices, strict=False)
             },
         }
@@ -163,15 +169,30 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         terms = pricing_words(
             *(row.get(p) for p in ("pricing_model", "term", "payment", "plan")), model_said=False
         )
-        mark = ESTIMATE_MARK if row.get("estimate") else ""
+        mark = _marks(row)
         console.say(
             f"  {label}: {money_sign(currency)}{row['price_per_chip_hour']:,.4f}{mark} "
             f"on {row['day']} at "
             f"{where} · {row['instance_type']}{f', {terms}' if terms else ''} ({offers})",
             indent="    ",  # a line too long goes on under its own, not at column 0
         )
-    if note := estimate_note([r for (day, _), r in estimated.items() if day in shown]):
-        console.say(f"note: {note}", indent="  ")
+    rows = [r for (day, _), r in marked.items() if day in shown]
+    alone = gpu_alone_note((r.get("source"), r["instance_type"]) for r in rows)
+    # the doubtful spot offers, each once: its every day would be named again ('and 4 more')
+    doubted = {
+        (r["provider"], r["region"], r["instance_type"]): r for r in rows if r.get("spot_doubt")
+    }
+    for note in (estimate_note(rows), doubt_note(list(doubted.values())), alone):
+        if note:
+            console.say(f"note: {note}", indent="  ")
+
+
+def _marks(row: dict[str, Any] | None) -> str:
+    """' est. (!)': after a day's cheapest price, what it is (an estimate; a spot price not
+    below its offer's on-demand price), as `prices` marks it."""
+    if row is None:
+        return ""
+    return ESTIMATE_MARK * bool(row.get("estimate")) + DOUBT_MARK * bool(row.get("spot_doubt"))
 
 
 def _steps(days: list[str], prices: list[float]) -> tuple[list[str], list[float]]:

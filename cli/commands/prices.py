@@ -95,7 +95,7 @@ def _prices(**given: Any) -> None:
     from chipcost.cli.formats import with_currency, write_frame
 
     frame = found.frame if limit is None else found.frame.head(limit)
-    # The table's note under the rows written: FOCUS's columns have no place for the mark.
+    # The table's note under the rows written, whose gpu_alone (FOCUS's x_GpuAlone) marks it.
     alone = gpu_alone_note(frame.select("source", "instance_type").iter_rows())
     if not focus:
         frame = with_currency(frame, mine.currency)
