@@ -9,7 +9,12 @@ from collections.abc import Mapping, Sequence
 
 from chipcost.cli.fit import plain
 from chipcost.core.counting import counted
+
+# DOUBT_MARK after a spot price's pricing model, and doubt_note saying what it means: the
+# vocabulary's, which the report marks and says too; the tables import them from here.
+from chipcost.core.vocabulary import DOUBT_MARK as DOUBT_MARK
 from chipcost.core.vocabulary import PLAN_SHORT, pricing_words
+from chipcost.core.vocabulary import doubt_note as doubt_note
 from chipcost.transform.rows import number
 
 Row = Mapping[str, object]
@@ -34,8 +39,6 @@ PRICING = ("pricing_model", "term", "payment", "plan")
 EMPTY = ("", "none", "default")
 # After a price no public page gives (the record's extra says so): the mark, and its note.
 ESTIMATE_MARK = " est."
-# After a spot price's pricing model: not below its offer's on-demand price (doubt_note).
-DOUBT_MARK = " (!)"
 # Past this many estimates the note names the first ones and counts the rest, and how the
 # table's --wide names each (csv and json name each in their rows' estimate_basis).
 _ESTIMATES_LISTED = 4
@@ -117,23 +120,6 @@ def where_cell(row: Row) -> str:
     """'aws us-east-2b', 'verda global': the offer's provider and region (or its zone), as the
     table's "where" says them."""
     return joined(row, WHERE, {})
-
-
-def doubt_note(rows: Sequence[Row], *, table: bool = True) -> str:
-    """What the spot prices marked doubtful are ('' when none is): under a table after its
-    mark's legend ('(!) = '); csv and json, whose rows say it in spot_doubt, without it."""
-    marked = [row for row in rows if row.get("spot_doubt")]
-    if not marked:
-        return ""
-    named = [f"{row['provider']} {row['region']} {row['instance_type']}" for row in marked]
-    more = len(named) - _ESTIMATES_LISTED
-    return (
-        _legend(DOUBT_MARK, table)
-        + "a spot price not below its offer's on-demand price (no discount: stale or "
-        f"mislabelled at the source; {counted(len(marked), 'row')}): "
-        + "; ".join(dict.fromkeys(named[:_ESTIMATES_LISTED]))
-        + (f"; and {more:,} more" if more > 0 else "")
-    )
 
 
 def estimate_note(rows: Sequence[Row], *, table: bool = True) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -190,6 +190,34 @@ def gpu_alone_note(offers: Iterable[tuple[object, object]]) -> str:
     return (
         f"{'; '.join(said)}: the host's vCPUs, memory and disk are billed {beside}, so an "
         "instance costs more than shown (docs/sources.md)"
+    )
+
+
+# After a spot price (its pricing model in a table of prices): not below its offer's on-demand
+# price (doubt_note). Every read that shows a spot price marks it so: prices, cost, compare and
+# the report.
+DOUBT_MARK = " (!)"
+# Past this many offers the note names the first ones and counts the rest.
+_DOUBTS_LISTED = 4
+
+
+def doubt_note(rows: Sequence[Mapping[str, object]], *, table: bool = True) -> str:
+    """What the spot prices marked doubtful among `rows` are ('' when none is): under a table
+    after its mark's legend ('(!) = '); csv and json, whose rows say it in spot_doubt,
+    without it. Each row names its provider, region and instance_type."""
+    from chipcost.core.counting import counted
+
+    marked = [row for row in rows if row.get("spot_doubt")]
+    if not marked:
+        return ""
+    named = [f"{row['provider']} {row['region']} {row['instance_type']}" for row in marked]
+    more = len(named) - _DOUBTS_LISTED
+    return (
+        (f"{DOUBT_MARK.strip()} = " if table else "")
+        + "a spot price not below its offer's on-demand price (no discount: stale or "
+        f"mislabelled at the source; {counted(len(marked), 'row')}): "
+        + "; ".join(dict.fromkeys(named[:_DOUBTS_LISTED]))
+        + (f"; and {more:,} more" if more > 0 else "")
     )
 
 

@@ -20,7 +20,7 @@ from chipcost.core.outputs import written_whole
 from chipcost.core.questions import COMMAND_LINE
 from chipcost.core.scratch import scratch
 from chipcost.core.settings import Warehouse
-from chipcost.core.vocabulary import HISTORY_KEY, OFFER_KEY
+from chipcost.core.vocabulary import HISTORY_KEY, OFFER_KEY, gpu_alone
 from chipcost.reports import page, text
 from chipcost.reports.data import ReportData, gather, printable_text, report_name
 from chipcost.reports.labels import jump_mark
@@ -59,6 +59,13 @@ CSV_COLUMNS = (
     # a change of an offer whose price went out and came back in the period ('×8.0 and back',
     # as the page marks it: a data glitch, most likely); empty for any other
     "glitch",
+    # After them, as `prices --format csv` writes them: why a spot price is doubtful, not
+    # below its offer's on-demand price (empty for any other), whether it is the GPU's alone
+    # (its host billed beside it, core.vocabulary.gpu_alone), and the currency its provider
+    # states it in: EUR where the price was converted to US dollars at its day's ECB rate.
+    "spot_doubt",
+    "gpu_alone",
+    "stated_currency",
 )
 # The changes' prices: price_changes states every event in US dollars (at the ECB rate of its
 # day for a price stated in euros), whatever currency the report shows your prices in.
@@ -217,6 +224,9 @@ def changes_csv(events: pl.DataFrame, glitches: pl.DataFrame | None = None) -> p
         .with_columns(
             currency=pl.lit(CSV_CURRENCY),
             glitch=pl.when(changed).then(pl.col("glitch")),
+            gpu_alone=pl.struct("source", "instance_type").map_elements(
+                lambda r: gpu_alone(r["source"], r["instance_type"]), return_dtype=pl.Boolean
+            ),
         )
         .select(CSV_COLUMNS)
         .with_columns(pl.col("changed_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ"))

@@ -8,7 +8,7 @@ from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports.answers import discounts_said
 from chipcost.reports.data import ReportData, report_name
 from chipcost.reports.glance import moves_table, verdicts
-from chipcost.reports.labels import estimated_note
+from chipcost.reports.labels import marks_note
 from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.sections import Section, no_changes, provisional_note
 from chipcost.reports.tables import cheapest_table, cost_table, table_html
@@ -65,7 +65,7 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
         "cheaper, red dearer."
     )
     shown = shown_moves(rows, limit)
-    return Section(key, title, explain + estimated_note(shown), moves_table(shown))
+    return Section(key, title, explain + marks_note(shown), moves_table(shown))
 
 
 def cheapest_per_token(data: ReportData) -> Section | None:
@@ -94,5 +94,5 @@ def cheapest_now(data: ReportData) -> Section | None:
         f"Cheapest per chip-hour {data.at_end}; 3-year commitments and "
         "more in the report." + "".join(f" Your prices: {y}." for y in data.yours)
     )
-    explain += provisional_note(data.provisional_now) + estimated_note(shown)
+    explain += provisional_note(data.provisional_now) + marks_note(shown)
     return Section("cheapest", "Cheapest now", explain, table_html(table))

@@ -9,7 +9,7 @@ import polars as pl
 from great_tables import GT
 
 from chipcost.reports.answers import answer_lines
-from chipcost.reports.labels import ESTIMATED, prose, tenths_pct
+from chipcost.reports.labels import DOUBTED, ESTIMATED, prose, tenths_pct
 from chipcost.reports.moves import place_of_alike, swing_words
 from chipcost.reports.tables import (
     JUMP_COLUMNS,
@@ -65,13 +65,15 @@ ARROW = "\u00a0→"  # with the price before it
 def _prices_cell(cell: dict) -> str:
     """'$1.0500 → $0.9400', each price (or range, '$0.4264–$1.0301') whole, the arrow with
     the old one: a line too narrow breaks between the two, never inside either (an estimate's
-    'est.' may go under its range: a phone has no room for both on one line). A price back
-    where it began: 'back at $1.3900 (low $1.1900 on 2026-11-28, ...)', breaking between words
-    only (moves.swing_words)."""
+    'est.' and a doubtful spot price's '(!)' may go under its range: a phone has no room for
+    both on one line). A price back where it began: 'back at $1.3900 (low $1.1900 on
+    2026-11-28, ...)', breaking between words only (moves.swing_words)."""
     if cell.get("swing"):
         return swing_cell(cell["swing"])
-    now = cell["now"].removesuffix(ESTIMATED)
-    mark = " est." if now != cell["now"] else ""
+    now, mark = cell["now"], ""
+    for after in (DOUBTED, ESTIMATED):  # the marks after the price, the last first
+        if now.endswith(after):
+            now, mark = now.removesuffix(after), f" {after.strip()}{mark}"
     return f"{whole(cell['was'] + ARROW)} {whole(now)}{mark}"
 
 

@@ -7,7 +7,13 @@ import re
 
 import polars as pl
 
-from chipcost.core.vocabulary import MODEL_LABELS, pricing_words
+from chipcost.core.vocabulary import (
+    DOUBT_MARK,
+    MODEL_LABELS,
+    doubt_note,
+    gpu_alone_note,
+    pricing_words,
+)
 
 MINUS = "\u2212"  # a real minus sign: "−8%" reads better than "-8%" and matches great-tables
 # After a price no public page gives (its `estimate` says what it rests on), as `chipcost
@@ -18,6 +24,10 @@ ESTIMATE_NOTE = (
     "est. after a price: an estimate, not a price the provider publishes (`chipcost prices` "
     "and the price explorer say what it rests on)."
 )
+# After a doubtful spot price, not below its offer's on-demand price, as `chipcost prices`
+# marks it (core.vocabulary DOUBT_MARK, doubt_note says what it means); never alone at the
+# start of a line either.
+DOUBTED = "\u00a0" + DOUBT_MARK.strip()
 
 
 def offer_label() -> pl.Expr:
@@ -66,15 +76,48 @@ def money(value: float | None, decimals: int = 4) -> str:
     return "" if value is None else f"${value:,.{decimals}f}"
 
 
-def marked(price: str, estimate: str | None) -> str:
-    """A price as shown, '$1.2900 est.' where it is an estimate (ESTIMATED)."""
-    return f"{price}{ESTIMATED}" if estimate else price
+def marked(price: str, estimate: str | None, doubt: str | None = None) -> str:
+    """A price as shown, '$1.2900 est.' where it is an estimate (ESTIMATED), '$0.5600 (!)'
+    where it is a doubtful spot price (DOUBTED)."""
+    return f"{price}{ESTIMATED if estimate else ''}{DOUBTED if doubt else ''}"
 
 
 def estimated_note(shown: pl.DataFrame) -> str:
     """ESTIMATE_NOTE, as a sentence to add, where a row `shown` is an estimate; else ''."""
     marks = "estimate" in shown.columns and shown["estimate"].is_not_null().any()
     return f" {ESTIMATE_NOTE}" if marks else ""
+
+
+def marks_notes(shown: pl.DataFrame) -> list[str]:
+    """What the marks of the prices `shown` mean, a sentence each, worded as `chipcost prices`
+    words them: ESTIMATE_NOTE where a row is an estimate, which spot prices (!) marks
+    doubtful and why (doubt_note), and which prices are the GPU's alone, the host billed
+    beside them (gpu_alone_note); [] when no row is marked."""
+    notes = [ESTIMATE_NOTE] if estimated_note(shown) else []
+    if "spot_doubt" in shown.columns:
+        doubted = shown.filter(pl.col("spot_doubt").is_not_null())
+        if not doubted.is_empty():
+            notes.append(f"{doubt_note(_offers(doubted))}.")
+    if "gpu_alone" in shown.columns:
+        alone = shown.filter(pl.col("gpu_alone"))
+        if not alone.is_empty():
+            notes.append(f"{gpu_alone_note(alone.select('source', 'instance_type').iter_rows())}.")
+    return notes
+
+
+def marks_note(shown: pl.DataFrame) -> str:
+    """marks_notes as sentences to add (' est. after a price: ...'); '' when none is."""
+    return "".join(f" {note}" for note in marks_notes(shown))
+
+
+def _offers(rows: pl.DataFrame) -> list[dict]:
+    """Rows as doubt_note names them, by provider, region and instance type: a row of moves
+    that moved alike (reports/moves.py alike_moves) has no region, its `where` names them
+    after its provider ('lium · global', 'gcp · us-central1, us-east5')."""
+    if "region" not in rows.columns:
+        after = pl.col("where").str.splitn(" · ", 2).struct.field("field_1")
+        rows = rows.with_columns(region=after.fill_null(pl.col("where")))
+    return rows.select("provider", "region", "instance_type", "spot_doubt").to_dicts()
 
 
 def model_label(pricing_model: str, term: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from chipcost.pipeline.jumps import JUMP_FACTOR
-from chipcost.reports.labels import ESTIMATED, money
+from chipcost.reports.labels import DOUBTED, ESTIMATED, money
 
 
 def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
@@ -52,7 +52,8 @@ def with_jumps(moves: pl.DataFrame) -> pl.DataFrame:
 # A jump out and back is alike by its factor and direction as shown; a real move has neither.
 # A move back where it began is alike by its low and high (% from where it began, to a tenth)
 # and their days.
-# Estimated prices are alike only with estimates: a row's mark is true of each of its prices.
+# Estimated prices are alike only with estimates, doubtful spot prices with doubtful ones: a
+# row's mark is true of each of its prices.
 _ALIKE = ["chip", "provider", "source", "pricing_model", "offer", "jump_back", "back"]
 _OLD = pl.col("old_price_per_hour")
 _SHOWN = {
@@ -70,6 +71,7 @@ _SHOWN = {
     "shown_low_at": pl.when(pl.col("back")).then(pl.col("low_at").dt.date()),
     "shown_high_at": pl.when(pl.col("back")).then(pl.col("high_at").dt.date()),
     "shown_estimate": pl.col("estimate").is_not_null(),
+    "shown_doubt": pl.col("spot_doubt").is_not_null(),
 }
 _NEEDS = {
     "shown_jump": "jump_back",
@@ -79,6 +81,7 @@ _NEEDS = {
     "shown_low_at": "back",
     "shown_high_at": "back",
     "shown_estimate": "estimate",
+    "shown_doubt": "spot_doubt",
 }
 
 
@@ -140,7 +143,8 @@ def shown_moves(moved: pl.DataFrame, limit: int) -> pl.DataFrame:
 def moves_said(rows: pl.DataFrame) -> pl.DataFrame:
     """`rows` (of alike_moves, before its words) with `was`, `now` and `change`: each price as
     money, or the range of the offers' prices where they differ as shown; `now` marked
-    ESTIMATED where it is an estimate (the mark is said once, after the price a move is to).
+    ESTIMATED where it is an estimate, DOUBTED where it is a doubtful spot price (each mark
+    said once, after the price a move is to).
     A move back where it began has `swing_range` too (swing_words says it), None for any
     other."""
     said = {}
@@ -163,6 +167,12 @@ def moves_said(rows: pl.DataFrame) -> pl.DataFrame:
         rows = rows.with_columns(
             now=pl.when(pl.col("estimate").is_not_null())
             .then(pl.col("now") + pl.lit(ESTIMATED))
+            .otherwise(pl.col("now"))
+        )
+    if "now" in said and "spot_doubt" in rows.columns:
+        rows = rows.with_columns(
+            now=pl.when(pl.col("spot_doubt").is_not_null())
+            .then(pl.col("now") + pl.lit(DOUBTED))
             .otherwise(pl.col("now"))
         )
     if set(_SWING).issubset(rows.columns):
@@ -206,9 +216,9 @@ def _swing_range(row: dict) -> str | None:
 
 def swing_words(row: dict, marked: bool = True) -> str:
     """'back at $1.3900 (low $1.1900 on 2026-11-28, high $1.4900 on 2026-11-25)': a move back
-    where it began (a row of alike_moves), its price then (`marked`: with its est. mark, as
-    the lists show it; a subject has none) and how far it went on the way."""
-    now = row["now"] if marked else row["now"].removesuffix(ESTIMATED)
+    where it began (a row of alike_moves), its price then (`marked`: with its est. and (!)
+    marks, as the lists show it; a subject has none) and how far it went on the way."""
+    now = row["now"] if marked else row["now"].removesuffix(DOUBTED).removesuffix(ESTIMATED)
     extent = f" ({row['swing_range']})" if row.get("swing_range") else ""
     return f"back at {now}{extent}"
 

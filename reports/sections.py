@@ -15,7 +15,7 @@ from chipcost.reports.answers import PAIRING, discounts_said
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData
 from chipcost.reports.glance import most_moved, moves_table, verdicts
-from chipcost.reports.labels import estimated_note
+from chipcost.reports.labels import estimated_note, marks_note
 from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.text import no_data
 from chipcost.reports.versus_charts import cost_chart, speed_chart
@@ -104,7 +104,7 @@ def _moves_section(
         )
     if moved.is_empty():
         return Section(key, title, explain, None, f"No {kind} price moved in this period.")
-    explain += estimated_note(moves)
+    explain += marks_note(moves)
     many = pl.col("offers") > 1
     shown_rows = shown_moves(moved, limit).with_columns(
         instance_type=pl.when(many)
@@ -132,7 +132,7 @@ def _moves_section(
         gist=(
             f"The {glance} largest of {counted(moves.height, 'offer')} whose {kind} price moved, "
             "per chip-hour (instance price ÷ chips); green is cheaper, red dearer."
-            + estimated_note(moved.head(glance))
+            + marks_note(moved.head(glance))
         ),
     )
 
@@ -207,7 +207,7 @@ def cheapest(data: ReportData) -> Section:
         empty = f"No prices known {data.at_end}."
         return Section("cheapest", "Cheapest now", explain, None, empty)
     explain += _yours(data) + provisional_note(data.provisional_now)
-    explain += estimated_note(data.cheapest)
+    explain += marks_note(data.cheapest)
     table = tables.cheapest_table(data.cheapest, data.currency)
     return Section("cheapest", "Cheapest now", explain, _html(table))
 

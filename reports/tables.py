@@ -244,7 +244,8 @@ def _price_cell(cell: dict | None, currency: str = "USD", compact: bool = False)
             detail += f"<br>{escape(cell['offer'])}"
         if cell.get("discount"):
             detail += f"<br>your discount {escape(cell['discount'])}"
-    shown = marked(price_text(cell["price_per_chip_hour"], currency), cell.get("estimate"))
+    price = price_text(cell["price_per_chip_hour"], currency)
+    shown = marked(price, cell.get("estimate"), cell.get("spot_doubt"))
     return f"<b style='white-space:nowrap'>{shown}</b><br><span style='{SMALL}'>{detail}</span>"
 
 
@@ -262,7 +263,7 @@ def cheapest_table(
     wide = cheapest.select("chip").unique().sort("chip")
     present = [b for b in buckets if b in set(cheapest["bucket"].to_list())]
     fields: list = ["price_per_chip_hour", "where", "instance_type", "offer", "bucket"]
-    for optional in ("discount", "estimate"):  # "": none; a null field reads as missing
+    for optional in ("discount", "estimate", "spot_doubt"):  # "": none; null reads as missing
         if optional in cheapest.columns:
             fields.append(pl.col(optional).fill_null(""))
     for bucket in present:

@@ -13,8 +13,7 @@ from chipcost.reads.price_notes import unconverted_words
 from chipcost.reports.answers import answer_lines
 from chipcost.reports.data import ReportData, report_name
 from chipcost.reports.labels import (
-    ESTIMATE_NOTE,
-    estimated_note,
+    marks_notes,
     model_label,
     move_text,
     plain,
@@ -345,13 +344,16 @@ def text_body(data: ReportData, limit: int) -> str:
         ("list and commitment prices", data.moves.filter(~spot), limit),
         ("spot prices", data.moves.filter(spot), max(1, limit // 2)),
     )
+    listed = []
     for kind, moves, most in groups:
         if moves.height:
             shown = f"{counted(moves.height, 'offer')}; those that moved alike share a line"
             lines.append(f"Largest moves of {kind} ({shown}), USD per chip-hour:")
             lines += mover_lines(moves, most) + [""]
-    if estimated_note(data.moves):
-        lines += [plain(ESTIMATE_NOTE), ""]
+            listed.append(shown_moves(alike_moves(moves), most))
+    # What est. and (!) after a price mean, and which of the prices listed are the GPU's alone
+    for note in marks_notes(pl.concat(listed, how="diagonal_relaxed")) if listed else []:
+        lines += [plain(note), ""]
     lines += _answers(data)  # after what changed, as in the HTML body
     lines.append("The full report (HTML, with every change and the cheapest prices per chip) and")
     lines.append("a CSV of every change are attached.")

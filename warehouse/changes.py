@@ -15,7 +15,7 @@ from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.warehouse.bound import relation
 from chipcost.warehouse.db import view_part
 from chipcost.warehouse.fx import USD_PER_EUR
-from chipcost.warehouse.prices import ESTIMATE, SAMPLE
+from chipcost.warehouse.prices import ESTIMATE, SAMPLE, marked_on, marks_of
 
 _KEY = ", ".join(HISTORY_KEY)
 
@@ -238,9 +238,20 @@ def coverage(
 def _marked(kept: str) -> str:
     """The events the query `kept` keeps, with what the new price (a withdrawal: the old) rests
     on where it is an estimate and whether it is the bundled sample's, looked up for those rows
-    only: the lookups read the observations, which counting the events does not need."""
+    only: the lookups read the observations, which counting the events does not need. After
+    them, as `prices` marks a price: why a spot price is doubtful (`spot_doubt`, not below its
+    offer's on-demand price; price_marks, as marks_of reads them) and the currency its
+    provider states it in (`stated_currency`: a euro price is in US dollars at its day's ECB
+    rate), of its row of the history, the one the event opened (a withdrawal: closed)."""
     marks = f"{ESTIMATE} AS estimate, {SAMPLE} AS sample"
-    return f"{_EVENTS} SELECT p.*, {marks} FROM ({kept}) p {_IN_ORDER}"
+    opened = "CASE WHEN p.change = 'withdrawn' THEN h.valid_to ELSE h.valid_from END"
+    same = " AND ".join(f"h.{c} = p.{c}" for c in (*HISTORY_KEY, "payload_ref"))
+    return f"""{_EVENTS}, kept AS ({kept})
+SELECT p.*, {marks}, m.spot_doubt, h.currency AS stated_currency
+FROM kept p
+LEFT JOIN ({marks_of("kept")}) m ON {marked_on("p")}
+LEFT JOIN price_history h ON {same} AND {opened} = p.changed_at
+{_IN_ORDER}"""
 
 
 @dataclass(frozen=True)
