@@ -197,6 +197,11 @@ def gpu_alone_note(offers: Iterable[tuple[object, object]]) -> str:
 # price (doubt_note). Every read that shows a spot price marks it so: prices, cost, compare and
 # the report.
 DOUBT_MARK = " (!)"
+# What the mark says, in every read that notes it (doubt_note, the index's level).
+DOUBT_WHY = (
+    "a spot price not below its offer's on-demand price (no discount: stale or mislabelled at "
+    "the source"
+)
 # Past this many offers the note names the first ones and counts the rest.
 _DOUBTS_LISTED = 4
 
@@ -214,8 +219,7 @@ def doubt_note(rows: Sequence[Mapping[str, object]], *, table: bool = True) -> s
     more = len(named) - _DOUBTS_LISTED
     return (
         (f"{DOUBT_MARK.strip()} = " if table else "")
-        + "a spot price not below its offer's on-demand price (no discount: stale or "
-        f"mislabelled at the source; {counted(len(marked), 'row')}): "
+        + f"{DOUBT_WHY}; {counted(len(marked), 'row')}): "
         + "; ".join(dict.fromkeys(named[:_DOUBTS_LISTED]))
         + (f"; and {more:,} more" if more > 0 else "")
     )

@@ -10,10 +10,16 @@ from chipcost.cli.consoles import print_fitted
 from chipcost.cli.fit import Column, fit_table, plain
 from chipcost.cli.formats import OutputFormat
 from chipcost.cli.parser import Command
-from chipcost.cli.price_cells import DOUBT_MARK
 from chipcost.core.asks import INDEX
 from chipcost.core.errors import NoMatch
-from chipcost.core.vocabulary import MODEL_LABELS, gpu_alone_note, gpu_alone_types, pricing_words
+from chipcost.core.vocabulary import (
+    DOUBT_MARK,
+    DOUBT_WHY,
+    MODEL_LABELS,
+    gpu_alone_note,
+    gpu_alone_types,
+    pricing_words,
+)
 from chipcost.transform.tokens import money_sign
 
 if TYPE_CHECKING:
@@ -118,9 +124,8 @@ def mark_notes(frame: pl.DataFrame) -> list[str]:
     doubtful = _marked(frame, "doubtful")
     if doubtful:
         notes.append(
-            f"{DOUBT_MARK.strip()} = the level includes a spot price not below its offer's "
-            "on-demand price (no discount: stale or mislabelled at the source; --format "
-            "csv/json: `doubtful`): " + "; ".join(doubtful)
+            f"{DOUBT_MARK.strip()} = the level includes {DOUBT_WHY}; --format csv/json: "
+            "`doubtful`): " + "; ".join(doubtful)
         )
     alone = _marked(frame, "gpu_alone")
     if alone:
