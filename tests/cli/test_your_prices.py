@@ -440,7 +440,15 @@ def test_the_explorer_shows_your_prices(golden, discounts, tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads((out / "offers.json").read_text())
     assert data["currency"] == "EUR"
-    assert data["columns"][-5:-2] == ["list_price_per_chip_hour_usd", "discount", "currency"]
+    # your prices' columns in their places, before the stated prices and the GPU-alone mark
+    assert data["columns"][-6:] == [
+        "list_price_per_chip_hour_usd",
+        "discount",
+        "currency",
+        "stated_price_per_chip_hour",
+        "stated_price_per_hour",
+        "gpu_alone",
+    ]
     for row in offer_rows(data):
         listed = row["list_price_per_chip_hour_usd"]
         assert row["price_per_chip_hour"] == pytest.approx(listed * 0.9 / 1.25, rel=1e-5)
