@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from chipcost.core.catalog import without_marks
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
@@ -92,7 +93,9 @@ def rows(page: Page) -> list[Row]:
 def offers(row: Row, page: Page) -> list[Item]:
     """A record per term the size is priced at, per instance-hour; N/A terms are counted."""
     shown = {"caption": row.caption, "size": row.size, "detail": row.detail, **row.hourly}
-    described = DETAIL.match(row.detail)
+    # a mark after a name ("NVIDIA® L40S") is no part of it: the size keeps its name, and its
+    # history, when the page adds one
+    described = DETAIL.match(without_marks(row.detail))
     if described is None:
         return [page.reject(f"size detail {row.detail!r} is not '<count> x <GPU>'", shown)]
     try:
@@ -100,7 +103,7 @@ def offers(row: Row, page: Page) -> list[Item]:
     except ValueError as exc:
         return [page.reject(str(exc), shown, row.detail)]
     model, memory = described["model"].strip(), described["memory"]
-    name = f"{count}x {model} {row.size}".strip()
+    name = without_marks(f"{count}x {model} {row.size}")
     offer = page.offer(
         region=REGION,
         instance_type=name,

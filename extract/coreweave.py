@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from chipcost.core.catalog import without_marks
 from chipcost.core.payload import Payload
 from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
@@ -203,7 +204,8 @@ def offers(row: Row, page: Page) -> list[Item]:
         made.append(
             page.record(
                 region=row.region,
-                instance_type=row.name,
+                # a mark ("NVIDIA® HGX H100") is no part of the name: its history stays whole
+                instance_type=without_marks(row.name),
                 chip=chip,
                 chip_count=float(count),
                 pricing_model=model,

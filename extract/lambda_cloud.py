@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from chipcost.core.catalog import UNKNOWN_CHIP
+from chipcost.core.catalog import UNKNOWN_CHIP, without_marks
 from chipcost.core.commands import REPLAY
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
@@ -407,6 +407,9 @@ def _page_offer(row: dict[str, Any], page: Page) -> Item:
         why = f"GPU cell {row['gpu']!r} is not '<count>x <GPU>' and no tab gives its count"
         return page.reject(why, cells, row["gpu"])
     count_text, gpu, sku = named
+    # a mark after a name ("NVIDIA® H100") is no part of it: the offer keeps its name, and its
+    # history, when the page adds one (the sku stays the page's words)
+    gpu = VENDOR.sub("", without_marks(gpu))
     try:
         count = parse_count(count_text)
     except ValueError as exc:

@@ -6,6 +6,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from chipcost.core.catalog import without_marks
 from chipcost.core.commands import REPLAY
 from chipcost.core.errors import ParseError
 from chipcost.core.payload import Payload
@@ -246,7 +247,10 @@ def offers(row: Line, page: Page) -> list[Item]:
     headers, cells = row.headers, row.cells
     shown = dict(zip(headers, cells, strict=False))
     lower = [h.strip().lower() for h in headers]
-    name = cells[lower.index(ITEM)].rstrip("*").strip() if len(cells) == len(headers) else ""
+    # a footnote's "*" and a mark ("NVIDIA® HGX H100") are no part of the name: the offer keeps
+    # its name, and its history, when the page adds one
+    item = without_marks(cells[lower.index(ITEM)]) if len(cells) == len(headers) else ""
+    name = item.rstrip("*").strip()
     if not name:
         why = f"row has {len(cells)} cells for {len(headers)} columns ({', '.join(headers)})"
         return [page.reject(why, shown)]
