@@ -207,9 +207,9 @@ def _compared(
 ) -> CompareResult:
     """A against B from `rows`, both chips' every offer as `ranking` ranks them; `held`
     says where the prices of chips with no offer under the filters are (held_elsewhere)."""
-    unreached(both, rows, [chip_a, chip_b])
     evidence = ranking.evidence
     assert evidence is not None  # rank_cost gives it
+    unreached(both, rows, [chip_a, chip_b], evidence.rows)
     parameters = evidence.parameters
     published = {
         c: [r.tokens_per_second_per_chip for r in evidence.published(c)] for c in (chip_a, chip_b)

@@ -4,7 +4,7 @@ break-even; its notes are chipcost.reads.cost_notes'."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from chipcost.reads.cost_notes import (
     method_notes,
     nothing_chosen,
     reach,
+    speed_advice,
     speed_notes,
     unreached,
 )
@@ -148,13 +149,15 @@ def _baseline(
     offers: list[CostRow],
     ask: Ask,
     question: CostQuestion,
+    figures: Sequence[FigureRow],
     con: duckdb.DuckDBPyConnection | None = None,
     *,
     table: bool = True,
 ) -> tuple[Baseline, list[str]]:
     """Each row's baseline offer to set it against, and the notes saying how, worded for the
     table or (not `table`) for csv and json; the errors of a baseline with no offer (where its
-    prices are, when `con` can tell)."""
+    prices are, when `con` can tell; what speed to ask where `figures`, the ranking's, reach
+    none at the asked one)."""
     options = baseline_costs(offers, ask.baseline)
     if options:
 
@@ -190,7 +193,7 @@ def _baseline(
             f"measured or derived, reaches {reach(ask.speed)}"
         )
         if ask.baseline_given:
-            raise ChipcostError(f"{message}: ask a lower speed ({ask.voice.option('speed')})")
+            raise ChipcostError(f"{message}: {speed_advice(ask, [ask.baseline], figures)}")
     if ask.baseline_given or question.migration_cost is not None:
         raise ChipcostError(f"{message}: {widen}")
     return {}, [f"{message}: no cost change shown (pick one with {pick or 'another chip'})"]
@@ -221,7 +224,7 @@ def _ranked(
     notes: list[str] = []
     if ask.max_interruption is not None:
         notes = interruption_note(con, ask)
-    baseline, baseline_notes = _baseline(offers, ask, question, con, table=table)
+    baseline, baseline_notes = _baseline(offers, ask, question, evidence.rows, con, table=table)
     notes += baseline_notes
     chosen = choose(
         offers,
@@ -337,7 +340,7 @@ def rank_cost(
         at_speed = row.get("throughput_at_speed") is not False
         row["lower_bound"] = at_speed and row["throughput_id"] in bounds
     if all(r.get("throughput_at_speed") is False for r in rows):
-        unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
+        unreached(ask, rows, sorted({str(r["chip"]) for r in rows}), evidence.rows)
     shown = rows[: ask.limit]
     chips = sorted({str(r["chip"]) for r in shown})
     notes = [ask.model_note] if ask.model_note else []
@@ -382,12 +385,12 @@ def taken_from(every: CostRanking, ask: Ask, question: CostQuestion) -> list[Cos
     fresh = every.freshness
     check_chips(list(every.priced), list(every.covered), ask, fresh.unrated, fresh.unconverted)
     offers = every.rows  # every offer, each chip's in the order choose ranks them
-    _baseline(offers, ask, question)  # its errors only
+    _baseline(offers, ask, question, every.evidence.rows)  # its errors only
     rows = [r for r in offers if r["chip"] in ask.chips or not ask.chips]
     if ask.max_instances is not None:
         rows = [r for r in rows if (r.get("instances_needed") or 1) <= ask.max_instances]
     if not rows:
         nothing_chosen(None, ask, bool(offers), sorted(set(every.priced) & set(every.covered)))
     if all(r.get("throughput_at_speed") is False for r in rows):
-        unreached(ask, rows, sorted({str(r["chip"]) for r in rows}))
+        unreached(ask, rows, sorted({str(r["chip"]) for r in rows}), every.evidence.rows)
     return rows

@@ -25,7 +25,7 @@ from chipcost.transform.cost import (
     fit_rule,
     money_sign,
 )
-from chipcost.transform.rows import CostRow
+from chipcost.transform.rows import CostRow, FigureRow
 from chipcost.transform.tokens import human_count
 from chipcost.warehouse.cost_per_token import (
     Figures,
@@ -153,17 +153,70 @@ def reach(speed: str) -> str:
     return "maximum throughput" if speed == "max" else f"{speed} tokens/s per user"
 
 
-def unreached(ask: Ask, rows: list[CostRow], chips: list[str]) -> None:
+def _at_load(figure: FigureRow) -> bool:
+    """Whether a figure answers some speed: usable, not a single stream and its first token
+    within the bound (throughput_at's within_bounds, which the figures' rows do not carry)."""
+    ttft, bound = figure.get("ttft_ms"), figure.get("ttft_bound_ms")
+    return (
+        figure.get("usable") is not False
+        and not figure.get("single_stream")
+        and (ttft is None or bound is None or float(ttft) <= float(bound))
+    )
+
+
+def speed_advice(ask: Ask, chips: list[str], figures: Sequence[FigureRow]) -> str:
+    """What to ask for `chips`, none of whose `figures` (the ranking's, at the asked point)
+    reaches the asked speed: a lower speed where one of a chip's figures states a speed per
+    user (a lower one reaches it), maximum throughput where its figures are at maximum
+    throughput alone (no speed per user: no lower speed reaches one), and where neither (single
+    streams, first tokens after the bound) the bound's option and where its figures are
+    listed."""
+    voice = ask.voice
+    lower, top, neither = [], [], []
+    for chip in chips:
+        held = [f for f in figures if f.get("chip") == chip and _at_load(f)]
+        if any(f.get("tokens_per_second_per_user") for f in held):
+            lower.append(chip)
+        elif any(f.get("operating_point") == "max-throughput" for f in held):
+            top.append(chip)
+        else:
+            neither.append(chip)
+    alone = len(lower + top + neither) == 1
+    said = []
+    if lower:
+        said.append(
+            f"ask a lower speed ({voice.option('speed')})"
+            + ("" if alone or not (top or neither) else f" for {', '.join(lower)}")
+        )
+    if top:
+        whose = "its" if alone else "their" if len(top) == len(chips) else f"{', '.join(top)}'s"
+        said.append(
+            f"{whose} figures are at maximum throughput alone, with no speed per user: ask "
+            f"maximum throughput ({voice.said('speed', 'max')})"
+        )
+    for chip in neither:
+        whose = "its" if alone else f"{chip}'s"
+        said.append(
+            f"{whose} figures answer no speed: single streams, or a first token after the "
+            f"bound ({voice.option('ttft')}); "
+            f"`{suggested('throughput list', chip=chip, model=ask.model)}` shows them"
+        )
+    return "; ".join(said)
+
+
+def unreached(
+    ask: Ask, rows: list[CostRow], chips: list[str], figures: Sequence[FigureRow]
+) -> None:
     """A ChipcostError when none of `chips` has a figure, measured or derived, at the asked
-    speed: one line naming the speed, nothing ranked at figures measured elsewhere."""
+    speed: one line naming the speed and what to ask instead (speed_advice, from `figures`:
+    the ranking's), nothing ranked at figures measured elsewhere."""
     off = sorted({str(r["chip"]) for r in rows if r.get("throughput_at_speed") is False})
     missing = [c for c in chips if c in off]
     if missing:
         raise NoMatch(
             f"{ask.voice.said('speed', ask.speed)}: no figure of {', '.join(missing)} for "
             f"{ask.model}, measured "
-            f"or derived, reaches {reach(ask.speed)}: ask a lower speed "
-            f"({ask.voice.option('speed')})"
+            f"or derived, reaches {reach(ask.speed)}: {speed_advice(ask, missing, figures)}"
         )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from chipcost.transform.change_words import change_words
-from tests.cli.test_cost_cli import H100_TRAINING, _warehouse, chipcost
+from tests.cli.test_cost_cli import H100_TRAINING, ROW, _warehouse, chipcost
 from tests.helpers import pasted
 from tests.paths import ROOT
 
@@ -305,6 +305,41 @@ def test_a_speed_no_figure_reaches_is_said_in_pythons_words(db):
     said = str(raised.value)
     assert "speed=1000: no figure of the baseline H100-SXM" in said
     assert "ask a lower speed (speed=)" in said and "--speed" not in said
+
+
+BF16 = ("--model", "llama-3-8b", "--workload", "inference", "--precision", "bf16")
+MAX_ONLY = "its figures are at maximum throughput alone, with no speed per user: ask maximum"
+
+
+def test_a_chip_with_figures_at_maximum_throughput_alone_is_told_to_ask_it(db):
+    """Trainium2's llama-3-8b figures in BF16 are a vendor's maximum-throughput table and a
+    batch of 1: no lower speed reaches either, so --speed max is the advice, and it answers."""
+    told = [
+        chipcost("cost", *BF16, "--chip", "Trainium2", "--db", str(db)),
+        chipcost("compare", "Trainium2", "A10G", *BF16, "--db", str(db)),
+        chipcost("compare", "A10G", "Trainium2", *BF16, "--db", str(db)),  # the baseline's
+    ]
+    for result in told:
+        assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
+        assert f"reaches 5 tokens/s per user: {MAX_ONLY} throughput (--speed max)" in result.stderr
+        assert "lower speed" not in result.stderr
+    answered = chipcost("cost", *BF16, "--chip", "Trainium2", "--speed", "max", "--db", str(db))
+    assert answered.returncode == 0 and ROW.findall(answered.stdout) == ["Trainium2"]
+    # A10G's derived figures state a speed per user: a lower speed reaches them
+    both = chipcost("cost", *BF16, "--chip", "Trainium2,A10G", "--speed", "1000", "--db", str(db))
+    assert (
+        "ask a lower speed (--speed) for A10G; Trainium2's figures are at maximum throughput "
+        "alone, with no speed per user: ask maximum throughput (--speed max)"
+    ) in both.stderr
+
+
+def test_maximum_throughput_alone_is_said_in_pythons_words(db):
+    import chipcost.api as api
+    from chipcost.core.errors import ChipcostError
+
+    with pytest.raises(ChipcostError) as raised:
+        api.cost("llama-3-8b", "inference", chip="Trainium2", precision="bf16", db=str(db))
+    assert str(raised.value).endswith(f"{MAX_ONLY} throughput (speed=max)")
 
 
 @pytest.mark.parametrize("speed", ["server", "max", "25"])
