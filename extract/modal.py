@@ -12,7 +12,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
-from chipcost.extract._kit import json_price
+from chipcost.extract._kit import NOT_A_PRICE, json_price
 from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
 
 SOURCE_NAME = "modal"
@@ -33,8 +33,16 @@ ROW = re.compile(
     rf"\s*(?P<unit>{PER_SECOND})",
     re.IGNORECASE,
 )
-# A line of the GPU price list: a vendor's name, then a price or its unit. One that is not a ROW
-# is a reject naming it, not skipped: its GPU would be withdrawn on a run that said nothing.
+# A GPU's row that says it lists no price, with no price sign or unit: "Nvidia H100 Contact
+# us", "Nvidia H100 —" (the words every price cell is read by, extract/_price_cell.py). It is a
+# reject saying so, as an unpriced cell of any source is, never a line skipped unsaid.
+NO_PRICE = "|".join(
+    re.escape(words) for words in sorted(NOT_A_PRICE, key=len, reverse=True) if words
+)
+UNPRICED = re.compile(rf"(?P<label>{LABEL})\s+(?P<price>{NO_PRICE}|[-–—]+)\.?", re.IGNORECASE)
+# A line of the GPU price list: a vendor's name, then a price or its unit (or words saying it
+# has none, UNPRICED). One that is not a ROW is a reject naming it, not skipped: its GPU would
+# be withdrawn on a run that said nothing.
 LINE = re.compile(r"^(?:Nvidia|AMD|Intel)\s.*(?:\$|/|\bper\b)", re.IGNORECASE)
 # A dollar amount and the words after it, as a line that is no ROW shows them.
 PRICED = re.compile(r"\$\s*[^\s/]+\s*(?P<unit>.*)$")
@@ -60,23 +68,38 @@ def rows(page: Page) -> list[dict[str, Any]]:
     whose text is one GPU and its price). A GPU the page lists twice at one price is one row;
     at two prices, two, and its offer priced twice is refused (base.offers_priced_once), as
     which price Modal means cannot be told: not the first copy's. A line of a list holding GPU
-    rows that names a vendor but is no row ("$3.95 / hr", "Nvidia H200 (141 GB)") is a row
-    saying why it is not read, which offers() makes a reject naming it."""
+    rows that names a vendor but is no row ("$3.95 / hr", "Nvidia H200 (141 GB)", "Nvidia H100
+    ask us") is a row saying why it is not read, which offers() makes a reject naming it; one
+    saying it lists no price ("Nvidia H100 Contact us", "Nvidia H100 —") a row of that price,
+    which offers() refuses as no price listed."""
     root = parse_html(html_text(page.payload))
     parent = {id(c): e for e in root.iter() for c in e.children if isinstance(c, Element)}
-    found = [(e, text) for e in root.iter() if LINE.match(text := without_marks(e.text()))]
+    found = [
+        (e, text)
+        for e in root.iter()
+        if LINE.match(text := without_marks(e.text())) or UNPRICED.fullmatch(text)
+    ]
     innermost = [(e, t) for e, t in found if not any(_inside(o, e) for o, _ in found)]
     # The lists of GPU prices: each element holding a row the page's pattern reads.
     lists = {id(parent.get(id(e))) for e, text in innermost if ROW.fullmatch(text)}
     seen: dict[tuple[str, str], dict[str, Any]] = {}
     for element, text in innermost:
-        match = ROW.fullmatch(text)
+        match = ROW.fullmatch(text) or (
+            UNPRICED.fullmatch(text) if _within(element, lists, parent) else None
+        )
         if match is not None:
             label, price = " ".join(match["label"].split()), match["price"]
-            unit = " ".join(match["unit"].split())
+            unit = " ".join((match.groupdict().get("unit") or "").split())
             row = {"label": label, "price": price, "unit": unit, "marks": element.attrs}
             seen.setdefault((label, price), row)
         elif _within(element, lists, parent):
+            seen.setdefault(("", text), {"line": text, **_unread(text)})
+    # A line of a list naming a GPU with neither a price nor words saying it has none ("Nvidia
+    # H100 ask us"): said too, not skipped.
+    read = {id(e) for e, _ in found}
+    for line in (c for e in root.iter() if id(e) in lists for c in e.children):
+        text = without_marks(line.text()) if isinstance(line, Element) else ""
+        if VENDOR.match(text) and not any(id(e) in read for e in line.iter()):
             seen.setdefault(("", text), {"line": text, **_unread(text)})
     return list(seen.values())
 
@@ -119,7 +142,7 @@ def offers(row: dict[str, Any], page: Page) -> list[Item]:
     per_second, why = json_price(listed["usd"] if listed else text, f"{label}: price")
     if per_second is None:
         shown = {"label": label, "price": text}
-        said = f"listed {text!r} {row['unit']}"
+        said = " ".join(f"listed {text!r} {row['unit']}".split())
         return [page.reject(f"{why} ({said})", shown, offer=kept_open(text, offer))]
     memory = LABEL_MEMORY.search(label)
     gb = float(memory["gb"]) if memory else MEMORY_GB.get(label.lower())

@@ -160,3 +160,26 @@ def test_a_price_per_second_however_written_is_read(old, new, listed):
     h100 = {r.instance_type: r for r in result.records}["1x H100"]
     assert result.rejects == [] and len(result.records) == 10
     assert (h100.price_per_hour, h100.extra["listed"]) == (3.9492, listed)
+
+
+@pytest.mark.parametrize(
+    ("new", "said"),
+    [
+        ("Contact us", "Nvidia H100: price: no price listed (Contact us) (listed 'Contact us')"),
+        ("—", "Nvidia H100: price: no price listed (—) (listed '—')"),
+        (
+            "Coming soon.",
+            "Nvidia H100: price: no price listed (Coming soon) (listed 'Coming soon')",
+        ),
+        ("ask us", "GPU line 'Nvidia H100 ask us': no dollar price is read in it"),
+    ],
+    ids=["contact-us", "dash", "coming-soon", "words"],
+)
+def test_a_gpu_line_with_no_price_sign_is_a_reject_saying_so(new, said):
+    """'Nvidia H100 Contact us' (no '$', no unit) was no line the list was read for: no record
+    and no reject, the H100 withdrawn on a run said ok. The page's word that it lists no price
+    is refused as every source refuses it, its offer withdrawn; other words, a line not read."""
+    result = parse([payload("pricing.html", data=edited("$0.001097 / sec", new))])
+    assert [r.reason for r in result.rejects] == [said]
+    assert [r.offer for r in result.rejects] == [{}]
+    assert len(result.records) == 9 and "1x H100" not in {r.instance_type for r in result.records}
