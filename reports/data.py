@@ -15,7 +15,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.clean import BREAKS, CONTROL
 from chipcost.reads.rental_units import kinds
 from chipcost.reads.your_prices import YourPrices
-from chipcost.reports.estimates import with_estimates
+from chipcost.reports.estimates import with_estimates, with_gpu_alone
 from chipcost.reports.labels import with_labels
 from chipcost.reports.moves import with_jumps
 from chipcost.reports.period import Period, ReportOptions
@@ -298,12 +298,14 @@ def gather(
 def _first_events(
     con: duckdb.DuckDBPyConnection, period: Period, kind: str, rows: int
 ) -> pl.DataFrame:
-    """The first `rows` events of a kind (NEW, WITHDRAWN) as the report shows them: every event
-    is sorted to find them, in bounded memory (reader.CUT_MEMORY)."""
+    """The first `rows` events of a kind (NEW, WITHDRAWN) as the report shows them, each price
+    marked as `prices` marks it (an estimate, a doubtful spot price: change_events; a price of
+    the GPU alone: with_gpu_alone): every event is sorted to find them, in bounded memory
+    (reader.CUT_MEMORY)."""
     events = in_working_memory(
         con, lambda: change_events(con, period.start, period.end, kind, rows)
     )
-    return with_labels(printable_text(events))
+    return with_gpu_alone(with_labels(printable_text(events)))
 
 
 def _cheapest(

@@ -51,11 +51,21 @@ def with_estimates(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, at: str)
     for row_no, estimate, doubt in found.iter_rows():
         estimates[row_no] = estimates[row_no] or estimate
         doubts[row_no] = doubts[row_no] or doubt
-    alone = [gpu_alone(s, t) for s, t in frame.select("source", "instance_type").iter_rows()]
+    return with_gpu_alone(
+        frame.with_columns(
+            estimate=pl.Series(estimates, dtype=pl.String),
+            spot_doubt=pl.Series(doubts, dtype=pl.String),
+        )
+    )
+
+
+def with_gpu_alone(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` (rows of offers with their source and instance type) with `gpu_alone`: whether
+    each row's price is the GPU's alone, its host billed beside it (core.vocabulary.gpu_alone),
+    as `prices` says it."""
+    rows = frame.select("source", "instance_type").iter_rows()
     return frame.with_columns(
-        estimate=pl.Series(estimates, dtype=pl.String),
-        spot_doubt=pl.Series(doubts, dtype=pl.String),
-        gpu_alone=pl.Series(alone, dtype=pl.Boolean),
+        gpu_alone=pl.Series([gpu_alone(s, t) for s, t in rows], dtype=pl.Boolean)
     )
 
 

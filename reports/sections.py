@@ -15,7 +15,7 @@ from chipcost.reports.answers import PAIRING, discounts_said
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData
 from chipcost.reports.glance import most_moved, moves_table, verdicts
-from chipcost.reports.labels import estimated_note, marks_note
+from chipcost.reports.labels import marks_note
 from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.text import no_data
 from chipcost.reports.versus_charts import cost_chart, speed_chart
@@ -179,7 +179,7 @@ def new_offers(data: ReportData) -> Section:
         return Section("new", "New offers", explain, None, "No new offers in this period.")
     limit = data.options.report_rows // 2
     offers, rest = _capped(data.new_shown, limit, "new offers", data.events.new)
-    explain += rest + estimated_note(offers)
+    explain += rest + marks_note(offers)
     gt = tables.offers_table(offers, price="new_price_per_chip_hour", day="Listed")
     return Section("new", "New offers", explain, _html(gt))
 
@@ -190,7 +190,7 @@ def withdrawn(data: ReportData) -> Section:
         return Section("withdrawn", "Withdrawn offers", explain, None, "No offer was withdrawn.")
     limit = data.options.report_rows // 2
     offers, rest = _capped(data.withdrawn_shown, limit, "withdrawn offers", data.events.withdrawn)
-    explain += rest + estimated_note(offers)
+    explain += rest + marks_note(offers)
     gt = tables.offers_table(offers, price="old_price_per_chip_hour", day="Withdrawn")
     return Section("withdrawn", "Withdrawn offers", explain, _html(gt))
 

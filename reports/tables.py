@@ -211,10 +211,15 @@ def parts(text: str, separator: str) -> str:
 
 
 def offers_table(offers: pl.DataFrame, *, price: str, day: str) -> GT:
-    """New or withdrawn offers, grouped by chip, with their (last) per-chip price."""
-    estimate = pl.col("estimate") if "estimate" in offers.columns else pl.lit(None, pl.String)
-    shown = pl.struct(pl.col(price).alias("price"), estimate.alias("estimate")).map_elements(
-        lambda r: marked(money(r["price"]), r["estimate"]), return_dtype=pl.String
+    """New or withdrawn offers, grouped by chip, with their (last) per-chip price, marked as
+    `prices` marks it: 'est.' (an estimate), '(!)' (a doubtful spot price)."""
+    marks = [
+        (pl.col(c) if c in offers.columns else pl.lit(None, pl.String)).alias(c)
+        for c in ("estimate", "spot_doubt")
+    ]
+    shown = pl.struct(pl.col(price).alias("price"), *marks).map_elements(
+        lambda r: marked(money(r["price"]), r["estimate"], r["spot_doubt"]),
+        return_dtype=pl.String,
     )
     frame = offers.with_columns(day=_day("changed_at"), **{price: shown}).select(
         "chip", "where", "instance_type", "offer", price, "day"

@@ -1,9 +1,15 @@
-"""A doubtful spot price (not below its offer's on-demand price) that is a chip's cheapest is
-marked '(!)' in "Cheapest now", with a note saying which and why, as `chipcost prices` marks it:
-the sample holds no doubtful cheapest price, so the mark had no test."""
+"""New and withdrawn offers are marked as the report's other tables mark a price: '(!)' after a
+doubtful spot price (not below its offer's on-demand price) with a note saying which and why,
+and a note naming the sources whose prices are the GPU's alone; the changes CSV says both of
+their rows. A doubtful spot price that is a chip's cheapest is marked '(!)' in "Cheapest now".
+
+On 74037a3d New offers listed aws's doubtful H100 spot offer at '$11.0000' with no mark, and
+neither New nor Withdrawn offers said daytona's prices were the GPU's alone; the sample holds no
+doubtful cheapest price, so Cheapest now's mark had no test before that commit."""
 
 from __future__ import annotations
 
+import csv
 import html
 import re
 from dataclasses import replace
@@ -71,6 +77,38 @@ def _section(page: str, key: str) -> str:
     """A section as a reader sees it: tags out, spaces (no-break ones too) as one."""
     part = page.split(f'<section id="{key}"')[1].split("</section>")[0]
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", part)).replace("\u00a0", " ").split())
+
+
+DAYTONA = "daytona prices the GPU alone: the host's vCPUs, memory and disk are billed beside it"
+
+
+def test_new_and_withdrawn_offers_mark_a_doubtful_spot_price_and_say_the_gpu_alone(report):
+    page = report.html_path.read_text(encoding="utf-8")
+    new, gone = _section(page, "new"), _section(page, "withdrawn")
+    assert "aws · us-east-1 p5.48xlarge spot $11.0000 (!)" in new
+    assert "(!) = a spot price not below its offer's on-demand price" in new
+    assert "aws us-east-1 p5.48xlarge" in new.split("(!) = ")[1]
+    assert "aws · us-west-2 p5.48xlarge spot $12.5000 (!)" in gone
+    assert "aws us-west-2 p5.48xlarge" in gone.split("(!) = ")[1]
+    assert DAYTONA in new and "gpu-4090-2x" in new
+    assert DAYTONA in gone and "gpu-4090-old" in gone
+    assert new.count("(!)") == 2 and gone.count("(!)") == 2  # the price's and the note's
+
+
+def test_the_changes_csv_says_them_of_new_and_withdrawn_rows(report):
+    with report.csv_path.open(encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["change"] in ("new", "withdrawn")]
+    marks = {
+        (r["change"], r["provider"], r["region"], r["pricing_model"]): (
+            bool(r["spot_doubt"]),
+            r["gpu_alone"],
+        )
+        for r in rows
+    }
+    assert marks[("new", "aws", "us-east-1", "spot")] == (True, "false")
+    assert marks[("withdrawn", "aws", "us-west-2", "spot")] == (True, "false")
+    assert marks[("new", "daytona", "global", "on_demand")] == (False, "true")
+    assert marks[("withdrawn", "daytona", "global", "on_demand")] == (False, "true")
 
 
 def test_cheapest_now_marks_a_doubtful_spot_price_that_is_the_cheapest(report):
