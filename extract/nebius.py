@@ -39,8 +39,13 @@ RAISED = re.compile(r"\^([0-9*]+)\^")
 TITLE = re.compile(r'"title":"((?:[^"\\]|\\.)*)"')
 HEAD, BODY, ROW, CELL = (f"{TABLE}__{part}" for part in ("head", "body", "row", "cell"))
 ITEM = "item"
-# The one unit a price column is read in.
+# The one unit a price column is read in, however its header writes it: "GPU-hour", "per GPU
+# per hour", "/GPU/hr", "GPU hours" (read as "GPU-hour", "per GPU-hour" where "per" or "/" came
+# first, so "Price per GPU per hour" is the on-demand "Price per GPU-hour").
 GPU_HOUR = "gpu-hour"
+GPU_HOUR_WRITTEN = re.compile(
+    r"(?i)(?P<per>\bper\s+|/\s*)?\bgpu\s*(?:-|/|\bper\b)?\s*(?:hours?|hrs?|h)\b"
+)
 # A header pricing a unit of time, per GPU or not: "GPU-hour", "GPU-month", "per GPU per
 # hour", "Price per hour", "/hr". A GPU table is one with a header pricing per GPU (whatever
 # its unit, so a renamed unit fails naming it) or a row naming a GPU; other tables (CPU,
@@ -138,7 +143,7 @@ def _read_every_price_column(headers: list[str], lines: list[Line], payload: Pay
             or any(MONEY_CELL.search(cell) for cell in cells)
         ):
             continue  # a descriptive column: "Item", "vCPUs", "RAM, GB"
-        lower = col.header.lower()
+        lower = _gpu_hour(col.header).lower()
         if any(word in lower for word, _ in MODEL_WORDS):
             why = "its unit is not written 'GPU-hour', the one unit the parser reads prices in"
         else:
@@ -177,7 +182,7 @@ def _html_tables(text: str, payload: Payload) -> list[Table]:
         lines: list[Line] | None = None
         for element in block.iter():
             if element.has_class(HEAD):
-                headers, lines = _cells(element), []
+                headers, lines = _head(element, block, payload), []
                 found.append((headers, lines))
             elif element.has_class(ROW) and id(element) not in in_head:
                 cells = [cell.text() for cell in element.find_all(None, CELL)]
@@ -223,16 +228,51 @@ def _mark(mark: re.Match[str], text: str) -> str:
     return raised_shown(mark.group(1), text[: mark.start()], text[mark.end() :])[0]
 
 
-def _cells(row_group: Element | None) -> list[str]:
-    row = row_group.find(None, ROW) if row_group is not None else None
-    return [cell.text() for cell in row.find_all(None, CELL)] if row is not None else []
+def _head(group: Element, block: Element, payload: Payload) -> list[str]:
+    """The column names of a header group: its one row's cells, or each column's cells of its
+    rows read together, top first ("Price per GPU-hour" spanning two columns over
+    "Preemptible" and "On-demand": "Price per GPU-hour, Preemptible", ...), a cell spanning
+    columns or rows (colspan, rowspan, or their aria- names) over each it spans; a ParseError
+    naming the rows where they do not line up, as which name is whose cannot be told. (Only
+    the first row was read: the others' names were lost.)"""
+    placed: list[dict[int, str]] = []
+    held: dict[int, tuple[str, int]] = {}  # column -> a cell spanning rows, the rows it has left
+    for row in group.find_all(None, ROW):
+        names: dict[int, str] = {}
+        column, covered = 0, set(held)
+        for cell in row.find_all(None, CELL):
+            while column in covered:
+                column += 1
+            text, across, down = cell.text(), _span(cell, "colspan"), _span(cell, "rowspan")
+            for at in range(column, column + across):
+                names[at] = text
+                if down > 1:
+                    held[at] = (text, down)
+            column += across
+        held = {at: (text, left - 1) for at, (text, left) in held.items() if left > 1}
+        placed.append(names | {at: "" for at in covered if at not in names})
+    widths = {max(names, default=-1) + 1 for names in placed}
+    if len(placed) > 1 and (len(widths) > 1 or any(len(n) != max(widths) for n in placed)):
+        title = block.find(None, f"{TABLE}__title")
+        name = repr(title.text()) if title is not None else "without a title"
+        shown = "; ".join(", ".join(n[at] for at in sorted(n)) for n in placed)
+        why = f"whose header rows ({shown}) do not line up: which column each names cannot be told"
+        raise _unreadable_block(payload, name, why)
+    width = max(widths, default=0)
+    return [", ".join(dict.fromkeys(n[at] for n in placed if n.get(at))) for at in range(width)]
+
+
+def _span(cell: Element, attribute: str) -> int:
+    """How many columns (colspan) or rows (rowspan) a header cell spans: 1 unless it says."""
+    span = cell.attrs.get(attribute) or cell.attrs.get(f"aria-{attribute}") or "1"
+    return int(span) if span.isdigit() and int(span) > 0 else 1
 
 
 def columns(headers: list[str]) -> list[Column]:
     """What each column of a GPU table holds, read from its header."""
     found = []
     for index, header in enumerate(headers):
-        lower = header.lower()
+        lower = _gpu_hour(header).lower()
         model = next((m for word, m in MODEL_WORDS if word in lower), "")
         term = "none"
         if model == "commitment":
@@ -240,6 +280,11 @@ def columns(headers: list[str]) -> list[Column]:
             term = TERMS.get((match.group(1), match.group(2).lower()), "") if match else ""
         found.append(Column(index, header, model if GPU_HOUR in lower else "", term))
     return found
+
+
+def _gpu_hour(header: str) -> str:
+    """The header with its GPU-hour written one way (GPU_HOUR_WRITTEN)."""
+    return GPU_HOUR_WRITTEN.sub(lambda m: "per GPU-hour" if m["per"] else "GPU-hour", header)
 
 
 def offers(row: Line, page: Page) -> list[Item]:

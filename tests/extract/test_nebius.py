@@ -268,7 +268,6 @@ def parse_recorded(text: str):
         # withdrawn on a run that reported ok
         ("On-demand, GPU-hour", "Pay-as-you-go, GPU-hour", "names no pricing model"),
         ("On-demand, GPU-hour", "Price, GPU-hour", "names no pricing model"),
-        ("On-demand, GPU-hour", "On-demand, per GPU per hour", "unit is not written 'GPU-hour'"),
         ("On-demand, GPU-hour", "On-demand, GPU-month", "unit is not written 'GPU-hour'"),
         ("Preemptible, GPU-hour", "Preemptible, GPU-minute", "unit is not written 'GPU-hour'"),
         ("Preemptible, GPU-hour", "Discounted", "names no pricing model"),  # its cells of money
@@ -376,3 +375,76 @@ def test_a_gpu_table_without_an_item_column_fails_naming_its_headers():
         parse_recorded(recorded().replace(first, old + first))
     message = str(error.value)
     assert PRICING_URL in message and "lacks Item (found instance, on-demand, gpu-hour)" in message
+
+
+HEAD_ROW = '<div class="pc-highlight-table-block__row" role="row">'
+HEADERS = ("Item", "vCPUs", "RAM, GB", "Preemptible, GPU-hour", "On-demand, GPU-hour")
+ONE_HEADER_ROW = HEAD_ROW + "".join(HEADER_CELL.format(h) for h in HEADERS) + "</div>"
+
+
+def _header(text: str, **spans: int) -> str:
+    said = "".join(f' {name}="{span}"' for name, span in spans.items())
+    return HEADER_CELL.format(text).replace('role="columnheader"', f'role="columnheader"{said}')
+
+
+@pytest.mark.parametrize("down", ["rowspan", "aria-rowspan"])
+def test_a_header_group_of_two_rows_names_each_column_by_both(down):
+    """'Price per GPU-hour' spanning two columns over 'Preemptible' and 'On-demand', the other
+    headers spanning both rows: each price column is read by both its names. The second row was
+    ignored: the table's four names for five cells refused every row."""
+    two_rows = (
+        HEAD_ROW
+        + "".join(_header(h, **{down: 2}) for h in HEADERS[:3])
+        + _header("Price per GPU-hour", colspan=2)
+        + "</div>"
+        + HEAD_ROW
+        + HEADER_CELL.format("Preemptible")
+        + HEADER_CELL.format("On-demand")
+        + "</div>"
+    )
+    assert ONE_HEADER_ROW in html()
+    result = parse([page(html().replace(ONE_HEADER_ROW, two_rows))])
+    h200 = find(result.records, "NVIDIA HGX H200")
+    assert (h200.price_per_hour, h200.extra["column"]) == (3.5, "Price per GPU-hour, On-demand")
+    assert find(result.records, "NVIDIA HGX H100", "spot").price_per_hour == 1.25
+    assert (h200.vcpus, h200.ram_gb) == (16.0, 200.0)
+    assert len(result.records) == 10 and len(result.rejects) == 4
+
+
+def test_header_rows_that_do_not_line_up_fail_the_source_naming_them():
+    """A second header row of two names under five columns, none spanning: whose names they are
+    cannot be told."""
+    two_rows = ONE_HEADER_ROW + HEAD_ROW + HEADER_CELL.format("a") + HEADER_CELL.format("b")
+    with pytest.raises(ParseError) as error:
+        parse([page(html().replace(ONE_HEADER_ROW, two_rows + "</div>"))])
+    message = str(error.value)
+    assert PRICING_URL in message and "'NVIDIA GPU Instances'" in message
+    assert (
+        "header rows (Item, vCPUs, RAM, GB, Preemptible, GPU-hour, On-demand, GPU-hour; a, b)"
+        in (message)
+    )
+
+
+@pytest.mark.parametrize(
+    ("on_demand", "preemptible"),
+    [
+        ("On-demand, per GPU per hour", "Preemptible, per GPU per hour"),
+        ("On-demand, /GPU/hr", "Preemptible, GPU/hour"),
+        ("Price per GPU per hour", "Preemptible, GPU hours"),
+    ],
+)
+def test_a_gpu_hour_however_the_header_writes_it_is_read(on_demand, preemptible):
+    """'per GPU per hour' is a GPU-hour: it failed the source, 'its unit is not written
+    GPU-hour'. The table data is read by the same rule."""
+    changed = (
+        html()
+        .replace(HEADER_CELL.format("On-demand, GPU-hour"), HEADER_CELL.format(on_demand))
+        .replace(HEADER_CELL.format("Preemptible, GPU-hour"), HEADER_CELL.format(preemptible))
+    )
+    result = parse([page(changed)])
+    assert find(result.records, "NVIDIA HGX H200").price_per_hour == 3.5
+    assert find(result.records, "NVIDIA HGX H100", "spot").price_per_hour == 1.25
+    assert len(result.records) == 10
+    data = recorded().replace('\\"On-demand, GPU-hour\\"', f'\\"{on_demand}\\"')
+    assert data != recorded()
+    assert find(parse_recorded(data).records, "NVIDIA HGX H100").price_per_hour == 3.85
