@@ -75,6 +75,14 @@ OTHER_TIME_WORDS = {
     "mo", "mos", "mth", "month", "months", "monthly", "y", "yr", "yrs", "year", "years",
     "yearly", "annual", "annually",
 }  # fmt: skip
+# A price header naming no unit of time (a bare "Price") is read in the unit its table states
+# in its own words, its caption's, headers' or cells' ("$3.99/hr", "per GPU per hour",
+# "hourly"): the hour alone where they name it and no other unit; else the source fails as for
+# such a header. The same words say whether the price is per GPU ("/GPU/hr").
+UNIT_SAID = re.compile(
+    r"(?i)(?:/|\bper\b|\ban?\b)\s*(?P<gpu>gpu\s*(?:/|-|\bper\b)?\s*)?(?P<unit>[a-z]+)\b"
+    r"|\b(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b"
+)
 # A table with a DURATION column prices 1-Click Clusters for a term ("2 weeks – 1 year", "1
 # year+") per cluster size, not an instance on demand: its rows are counted, not collected.
 TERM_HEADER = "duration"
@@ -243,8 +251,9 @@ def _page_rows(page: Page) -> list[dict[str, Any]]:
             continue
         columns |= _price_column(headers, page.payload)
         require_columns(columns, COLUMNS, page.payload, PROVIDER)
-        _require_hourly(headers[columns["price"]], page.payload)
-        per_gpu = "gpu" in headers[columns["price"]].lower().split("price", 1)[1]
+        header = headers[columns["price"]]
+        said_gpu = _require_hourly(header, table, page.payload)
+        per_gpu = "gpu" in header.lower().split("price", 1)[1] or said_gpu
         hosts = _host_columns(headers)
         for row in rows:
             cells = _cells(row)
@@ -357,19 +366,39 @@ def _price_column(headers: list[str], payload: Payload) -> dict[str, int]:
     raise _layout_error(payload, what)
 
 
-def _require_hourly(header: str, payload: Payload) -> None:
-    """Nothing when the price header prices by the hour ("PRICE/GPU/HR*"); else a ParseError
-    naming it: a header is the whole column's, so no cell under it is read."""
+def _require_hourly(header: str, table: Element, payload: Payload) -> bool:
+    """Nothing to say when the price header prices by the hour ("PRICE/GPU/HR*"); for a header
+    naming no unit of time ("Price"), whether its table's own words (UNIT_SAID) price per GPU,
+    where they name the hour and no other unit; else a ParseError naming it: a header is the
+    whole column's, so no cell under it is read. (A bare "Price" failed the source whatever
+    its table said.)"""
     words = set(re.findall(r"[a-z]+", header.lower()))
     others = sorted(words & OTHER_TIME_WORDS)
     if words & HOUR_WORDS and not others:
-        return
+        return False
     says = f"names {', '.join(repr(w) for w in others)}" if others else "names no hour"
+    if not others:
+        said = [m for m in UNIT_SAID.finditer(table.text()) if _time_word(m)]
+        units = {_time_word(m) for m in said}
+        if units and units <= HOUR_WORDS:
+            return any(m["gpu"] for m in said)
+        others = sorted(units - HOUR_WORDS)
+        says += (
+            f", and its table names {', '.join(repr(w) for w in others)}"
+            if others
+            else ", nor does its table"
+        )
     raise _layout_error(
         payload,
         f"heads its price column {header.strip()!r}, which {says}: prices are read "
         "per hour alone, so none under it is read",
     )
+
+
+def _time_word(said: re.Match[str]) -> str:
+    """The unit of time a UNIT_SAID match names ("hr" of "/GPU/hr"), "" for none ("/node")."""
+    word = (said["adverb"] or said["unit"] or "").lower()
+    return word if word in HOUR_WORDS or word in OTHER_TIME_WORDS else ""
 
 
 def _layout_error(payload: Payload, what: str, page: str = "the price table") -> ParseError:

@@ -11,6 +11,7 @@ SXM"), which the parser still reads.
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pytest
@@ -228,7 +229,7 @@ def _changed(*pairs: str) -> Payload:
         ("PRICE/GPU/MIN*", "names 'min'"),
         ("PRICE/GPU/MO*", "names 'mo'"),
         ("PRICE PER GPU PER MONTH", "names 'month'"),
-        ("PRICE/GPU*", "names no hour"),
+        ("PRICE/GPU*", "names no hour, nor does its table"),
     ],
 )
 def test_a_price_header_in_another_time_unit_fails_the_source_naming_it(header, says):
@@ -358,3 +359,50 @@ def test_host_sizes_are_read_in_the_number_formats_a_page_writes(ram, storage, h
     )
     b200 = by_name(parse([changed]).records)["8x B200 SXM"]
     assert (b200.ram_gb, b200.disk_gb) == host and b200.price_per_hour == 53.52
+
+
+def _each_price_cell(written: str) -> Payload:
+    """The recorded page with each price cell of its tables ("$3.99") written `written`
+    ("{}/GPU/hr": "$3.99/GPU/hr"), its price header "PRICE*", a bare price."""
+    data = page().data.decode().replace("PRICE/GPU/HR*</th>", "PRICE*</th>")
+    cell = re.compile(r'(<td data-label="PRICE/GPU/HR\*">)(\$[0-9.]+)</td>')
+    data = cell.sub(lambda m: m[1] + written.format(m[2]) + "</td>", data)
+    return Payload(data.encode(), PAGE_URL, FETCHED_AT, "changed", "changed")
+
+
+@pytest.mark.parametrize("written", ["{}/GPU/hr", "{} per GPU per hour", "{} / GPU / h"])
+def test_a_bare_price_header_is_read_in_the_unit_its_table_states(written, from_page):
+    """A header "PRICE*" naming no unit, each cell "$3.99/GPU/hr": the table says the hour, and
+    the GPU, so it is read as the recorded page is (the source failed, 'names no hour')."""
+    result = parse([_each_price_cell(written)])
+    assert [(r.instance_type, r.price_per_hour) for r in result.records] == [
+        (r.instance_type, r.price_per_hour) for r in from_page.records
+    ]
+    assert not result.rejects
+
+
+def test_a_bare_price_header_whose_table_says_the_hour_alone_prices_the_instance():
+    """ "$31.92/hr" under "PRICE*": the instance's hour, as nothing says a GPU's."""
+    result = parse([_each_price_cell("{}/hr")])
+    assert by_name(result.records)["8x H100-SXM"].price_per_hour == 3.99
+    assert by_name(result.records)["8x H100-SXM"].extra["listed"] == "$3.99/hr per instance-hour"
+
+
+@pytest.mark.parametrize(
+    ("written", "says"),
+    [
+        ("{}/mo", "names no hour, and its table names 'mo'"),
+        ("{}/hr", None),  # read: the hour alone
+        ("{} monthly", "names no hour, and its table names 'monthly'"),
+        ("{}", "names no hour, nor does its table"),
+    ],
+)
+def test_a_bare_price_header_fails_where_its_table_names_no_hour_or_another_unit(written, says):
+    if says is None:
+        assert parse([_each_price_cell(written)]).records
+        return
+    with pytest.raises(ParseError) as failed:
+        parse([_each_price_cell(written)])
+    assert f"heads its price column 'PRICE*', which {says}: prices are read per hour" in str(
+        failed.value
+    )
