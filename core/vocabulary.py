@@ -209,18 +209,24 @@ _DOUBTS_LISTED = 4
 def doubt_note(rows: Sequence[Mapping[str, object]], *, table: bool = True) -> str:
     """What the spot prices marked doubtful among `rows` are ('' when none is): under a table
     after its mark's legend ('(!) = '); csv and json, whose rows say it in spot_doubt,
-    without it. Each row names its provider, region and instance_type."""
+    without it. Each row names its provider, region and instance_type: the offer, counted
+    and named once however many of its rows there are (history's days, a ranking's figures)."""
     from chipcost.core.counting import counted
 
-    marked = [row for row in rows if row.get("spot_doubt")]
-    if not marked:
+    named = list(
+        dict.fromkeys(
+            f"{row['provider']} {row['region']} {row['instance_type']}"
+            for row in rows
+            if row.get("spot_doubt")
+        )
+    )
+    if not named:
         return ""
-    named = [f"{row['provider']} {row['region']} {row['instance_type']}" for row in marked]
     more = len(named) - _DOUBTS_LISTED
     return (
         (f"{DOUBT_MARK.strip()} = " if table else "")
-        + f"{DOUBT_WHY}; {counted(len(marked), 'row')}): "
-        + "; ".join(dict.fromkeys(named[:_DOUBTS_LISTED]))
+        + f"{DOUBT_WHY}; {counted(len(named), 'offer')}): "
+        + "; ".join(named[:_DOUBTS_LISTED])
         + (f"; and {more:,} more" if more > 0 else "")
     )
 

@@ -178,11 +178,7 @@ def print_history(console: Screen, chip: str, frame: pl.DataFrame, currency: str
         )
     rows = [r for (day, _), r in marked.items() if day in shown]
     alone = gpu_alone_note((r.get("source"), r["instance_type"]) for r in rows)
-    # the doubtful spot offers, each once: its every day would be named again ('and 4 more')
-    doubted = {
-        (r["provider"], r["region"], r["instance_type"]): r for r in rows if r.get("spot_doubt")
-    }
-    for note in (estimate_note(rows), doubt_note(list(doubted.values())), alone):
+    for note in (estimate_note(rows), doubt_note(rows), alone):  # each doubtful offer once
         if note:
             console.say(f"note: {note}", indent="  ")
 

@@ -86,7 +86,7 @@ def test_cost_marks_a_doubtful_spot_price(azure):
     table = chipcost(*asked, env=WIDE)
     assert table.returncode == 0, table.stderr
     assert "spot (!)" in table.stdout
-    assert f"{DOUBT} (no discount: stale or mislabelled at the source; 1 row): azure uksouth " \
+    assert f"{DOUBT} (no discount: stale or mislabelled at the source; 1 offer): azure uksouth " \
         "Standard_ND96isr_H200_v5" in said(table.stdout)  # fmt: skip
     answered = chipcost(*asked, "--format", "json")
     assert answered.returncode == 0, answered.stderr
@@ -108,7 +108,7 @@ def test_compare_marks_a_doubtful_spot_price(azure):
     table = chipcost(*asked, "--db", azure, env=WIDE)
     assert table.returncode == 0, table.stderr
     assert "$13.2500 (!)" in table.stdout
-    assert f"{DOUBT} (no discount: stale or mislabelled at the source; 1 row): azure uksouth " \
+    assert f"{DOUBT} (no discount: stale or mislabelled at the source; 1 offer): azure uksouth " \
         "Standard_ND96isr_H200_v5" in said(table.stdout)  # fmt: skip
     answered = chipcost(*asked, "--db", azure, "--format", "json")
     assert answered.returncode == 0, answered.stderr
@@ -153,7 +153,7 @@ def test_cost_notes_go_to_stderr_beside_csv_and_json(sample, format):
 # A doubtful spot price's note as csv and json say it: the rows carry spot_doubt, not (!).
 DOUBTED = (
     "a spot price not below its offer's on-demand price (no discount: stale or mislabelled at "
-    "the source; 1 row): azure uksouth Standard_ND96isr_H200_v5"
+    "the source; 1 offer): azure uksouth Standard_ND96isr_H200_v5"
 )
 DOUBTFUL = {
     "cost": ("cost", *LLAMA, "--chip", "H200", "--region", "uksouth"),

@@ -107,6 +107,6 @@ def test_history_table_marks_the_doubtful_spot_and_notes_both(db):
     assert days and all(line.endswith("est. (!)") for line in days)
     assert "  spot: $0.5600 est. (!) on" in table
     assert "note: (!) = a spot price not below its offer's on-demand price" in table
-    assert "1 row): lium global 1x RTX 5090 32GB\n" in table  # the offer once, not each day
+    assert "1 offer): lium global 1x RTX 5090 32GB\n" in table  # the offer once, not each day
     table, _ = _read(db, "history", "--no-chart", "--chip", "RTX-3080")
     assert f"note: {ALONE_NOTE}" in table

@@ -21,7 +21,7 @@ from chipcost.reports.build import compose
 DOUBTED = "RTX-5090 lium · global 1x RTX 5090 32GB spot $0.5100 $0.5600 est. (!)"
 DOUBT_NOTE = (
     "(!) = a spot price not below its offer's on-demand price (no discount: stale or "
-    "mislabelled at the source; 1 row): lium global 1x RTX 5090 32GB."
+    "mislabelled at the source; 1 offer): lium global 1x RTX 5090 32GB."
 )
 DAYTONA = "daytona prices the GPU alone: the host's vCPUs, memory and disk are billed beside it"
 
