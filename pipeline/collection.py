@@ -46,6 +46,7 @@ from chipcost.pipeline.pending import (
 )
 from chipcost.pipeline.pending import outcomes as pending_outcomes
 from chipcost.pipeline.refused_rows import note_kept, note_refused
+from chipcost.pipeline.replay_stop import replay_on_full_disk
 from chipcost.pipeline.runners import (
     LOADED,
     NOTE,
@@ -133,30 +134,42 @@ def collect(
         run_dirs = _holding(run_dirs, chosen)
     prepare_data_dir(settings)
     network = Network(run_bytes=settings.run_payloads_max_bytes)
+    done: list[str] = []  # the replayed runs whose load committed, for what a stop says
     try:
         # SIGTERM/SIGINT: every fetch stops at its next wait or chunk (chipcost.core.stopping).
         with on_signals(), run_lock(settings.warehouse), WarehouseSession(settings) as session:
             if replay:
-                outcomes = _replay(settings, runner, session, chosen, run_dirs, accept)
+                outcomes = _replay(settings, runner, session, chosen, run_dirs, accept, done)
             else:
                 outcomes = _live(
                     settings, runner, session, chosen, network, fetch=not pending, accept=accept
                 )
     except ChipcostError as exc:
-        if not replay and (stranded := _stranded(settings, exc)) is not None:
-            raise stranded from exc
+        if (left := _left(settings, replay, len(run_dirs), done, exc)) is not None:
+            raise left from exc
         raise
     except Exception as exc:
         # A damaged warehouse fails where a query reads the damaged part, not at open.
         if (damage := damaged_after_open(exc)) is None:
             raise
-        if not replay and (stranded := _stranded(settings, damage)) is not None:
-            raise stranded from None
+        if (left := _left(settings, replay, len(run_dirs), done, damage)) is not None:
+            raise left from None
         raise damage from None
     ran = [s for o in outcomes for s in o.run.sources if s.status != ALREADY_LOADED]
     if ran and all(s.status in (FAILED, SKIPPED) for s in ran):
         raise CollectFailed(_all_failed_message(ran, network), outcomes)
     return outcomes
+
+
+def _left(
+    settings: Settings, replay: str | None, runs: int, done: list[str], error: ChipcostError
+) -> ChipcostError | None:
+    """A full disk's error with what the collection left: a replay's runs loaded and its own
+    next step (replay_on_full_disk), a live collection's pending runs (_stranded); None: as
+    `error` says it."""
+    if replay:
+        return replay_on_full_disk(settings, runs, done, error)
+    return _stranded(settings, error)
 
 
 def _stranded(settings: Settings, error: ChipcostError) -> ChipcostError | None:
@@ -193,10 +206,12 @@ def _replay(
     sources: list[Source],
     run_dirs: list[Path],
     accept: frozenset[str] = NONE,
+    done: list[str] | None = None,
 ) -> list[RunOutcome]:
     """Archived runs in order, on one open of the file: which sources every run has loaded
     already, then each run's load, each its own transaction, and one checkpoint at the end
-    (WarehouseSession.held). Pending-run markers of the runs are cleared after it.
+    (WarehouseSession.held). Pending-run markers of the runs are cleared after it. `done`
+    gets each run's name as its load commits (what a stop before the end says was loaded).
 
     The next run is parsed while this one loads (DuckDB's load and polars' checks run
     outside Python's lock); one run ahead at most, so a long replay holds two runs' records.
@@ -220,6 +235,8 @@ def _replay(
                 run = _archived_run(started, run_dir, "replay", parsing.result())
                 loaded_run = _load(settings, runner, session, run, run_dir, accept, clear=False)
                 outcomes.append(loaded_run)
+                if done is not None:
+                    done.append(run.archive_run)
     finally:
         for outcome, run_dir in zip(outcomes, run_dirs, strict=False):
             _clear_pending(settings, outcome.run, run_dir)

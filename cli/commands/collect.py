@@ -24,7 +24,6 @@ from chipcost.core.questions import Opt
 
 # chipcost.core.runs (the statuses) imports polars: imported where a summary is drawn
 if TYPE_CHECKING:  # imported when it runs: `chipcost collect --help` stays light
-    from chipcost.cli.collect_progress import Shown
     from chipcost.cli.consoles import Screen
     from chipcost.core.runs import SourceResult
     from chipcost.core.settings import Settings, Warehouse
@@ -160,7 +159,6 @@ def _here(
     from chipcost.cli.collect_checks import check_sources
     from chipcost.cli.collect_progress import Shown, first_line, shown_on
     from chipcost.cli.failures import interruptible
-    from chipcost.core.errors import WarehouseError
     from chipcost.pipeline import collection, runners
 
     check_sources(settings, asked["sources"], notify, asked["accept_moves"])
@@ -175,10 +173,6 @@ def _here(
         except collection.CollectFailed as exc:
             _print_failed(settings, exc.outcomes, verbose)
             raise
-        except WarehouseError as exc:
-            if (full := _replay_on_full_disk(settings, shown, exc)) is None:
-                raise
-            raise full from exc
         alerts = _alerts(settings, outcomes, notify, alert_pct)
         # A conflict (a run loaded before from other payloads) fails it, the rest loaded.
         if failure := "; ".join(f for f in (collection.conflicts(outcomes), alerts) if f):
@@ -251,10 +245,7 @@ def _through_prefect(
             )
         except collect_flow.CollectFailed as exc:
             _print_failed(settings, exc.outcomes, verbose)
-            # The flow's failure carries the warehouse's error as its message.
-            if (full := _replay_on_full_disk(settings, shown, exc)) is None:
-                raise
-            raise full from exc
+            raise  # the collection's own error (a replay's full disk: pipeline/replay_stop.py)
 
 
 def _import_flow() -> None:
@@ -266,10 +257,11 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
     """What a Ctrl-C left: each load is all or nothing, so the warehouse holds the runs that
     were loaded, whole, and nothing of the one under way."""
     from chipcost.pipeline.pending import pending_runs
+    from chipcost.pipeline.replay_stop import loaded_words, replay_left
 
     if runs is not None:
-        return _replay_left(settings, runs, loaded, "Run the same command again")
-    done = _loaded(settings, runs, loaded)
+        return replay_left(settings, runs, loaded, "Run the same command again")
+    done = loaded_words(settings, runs, loaded)
     # the pending runs something of which was archived (a run stopped inside its first
     # fetch keeps its marker while a thread may still write; the next collect drops it)
     from chipcost.archive import archived_sources
@@ -283,54 +275,6 @@ def _after_interrupt(settings: Settings, runs: int | None, loaded: list[str]) ->
             "first"
         )
     return f"{done}. Nothing fetched is waiting: run `chipcost collect` again"
-
-
-def _loaded(settings: Settings, runs: int | None, loaded: list[str]) -> str:
-    """The runs whose load committed (of `runs`, a replay's), each whole, and nothing of the
-    one under way."""
-    if not loaded:
-        return f"nothing was loaded: {settings.warehouse} is as it was"
-    span = loaded[0] if len(loaded) == 1 else f"{loaded[0]} … {loaded[-1]}"
-    count = f"{len(loaded):,} of {counted(runs, 'run')}" if runs else counted(len(loaded), "run")
-    if runs and len(loaded) >= runs:  # it stopped after the last load committed
-        return (
-            f"every run was loaded: {count} ({span}) into {settings.warehouse}, each whole; "
-            "nothing left to load"
-        )
-    return (
-        f"{count} loaded ({span}) into {settings.warehouse}, each whole; nothing of the run "
-        "under way"
-    )
-
-
-def _replay_left(settings: Settings, runs: int, loaded: list[str], todo: str) -> str:
-    """A replay stopped: the runs loaded, then `todo` (its first words: 'Run the same command
-    again') to load those left, if any; a replay's runs are not pending runs, which only a
-    live collection leaves."""
-    done = _loaded(settings, runs, loaded)
-    if runs and len(loaded) >= runs:
-        return done
-    return f"{done}. {todo} to load {'the rest (loaded runs are skipped)' if loaded else 'them'}"
-
-
-def _replay_on_full_disk(settings: Settings, shown: Shown, error: Exception) -> Exception | None:
-    """A replay stopped by a full disk under its warehouse, said as a signal's stop is (the
-    runs loaded, each whole, and what is left) with its own next step: room, then the same
-    command, not the live collection's "loaded by the next `chipcost collect`" (a replay leaves
-    no pending run: `collect --pending` found none). None: a live collection, or no full disk.
-    """
-    from chipcost.core.errors import WarehouseError
-    from chipcost.warehouse.db_file import full_disk
-
-    if shown.runs is None or (disk := full_disk(error)) is None:
-        return None
-    wal = Path(f"{settings.db_path}.wal")
-    # A replay checkpoints at its end (or past 256 MB of log): what it committed, a new file's
-    # making too, is in the log alone, the big file on that disk, the one to keep.
-    keep = f" (keep {wal}: it holds what is not yet written into the warehouse's file)"
-    todo = f"Free some space on that disk{keep if wal.is_file() else ''}, then run the same "
-    todo += "command again"
-    return WarehouseError(f"{disk}: {_replay_left(settings, shown.runs, shown.loaded, todo)}")
 
 
 # What `chipcost collect` prints at its end: the runs it loaded with their total, then one

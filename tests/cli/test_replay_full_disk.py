@@ -14,7 +14,9 @@ import duckdb
 import pytest
 
 from chipcost.core.disk import mount_of
+from chipcost.core.errors import WarehouseError
 from tests.cli_runner import chipcost
+from tests.collecting import collect
 from tests.disks import small_disk
 from tests.pipeline.test_full_disk import _fill
 
@@ -66,7 +68,7 @@ def test_a_replay_stopped_by_a_full_disk_says_the_runs_loaded_and_its_own_next_s
     # On 2be067ce: "...; the warehouse keeps what was committed before it; runs archived but
     # not loaded are loaded by the next `chipcost collect`", which found no pending run.
     env = {**os.environ, "CHIPCOST_DATA_DIR": str(tmp_path / "data"), "CHIPCOST_TRACEBACK": "0"}
-    db, wal = disk / "w.duckdb", disk / "w.duckdb.wal"
+    db = disk / "w.duckdb"
     replay = ("collect", "--replay", str(archive), "--db", str(db))
     first, *_ = runs = sorted(p.name for p in archive.iterdir())
     progress = logging.getLogger("chipcost.progress")
@@ -78,13 +80,7 @@ def test_a_replay_stopped_by_a_full_disk_says_the_runs_loaded_and_its_own_next_s
         progress.removeHandler(filler)
     assert stopped.returncode == 1 and "Traceback" not in stopped.stderr, _tail(stopped)
     [said] = [line for line in stopped.stderr.splitlines() if line.startswith("error:")]
-    assert said == (
-        f"error: the disk holding {wal} (the file system at {mount_of(wal)}) is full (No space "
-        f"left on device): 1 of 3 runs loaded ({first}) into {db}, each whole; nothing of the "
-        f"run under way. Free some space on that disk (keep {wal}: it holds what is not yet "
-        "written into the warehouse's file), then run the same command again to load the rest "
-        "(loaded runs are skipped)"
-    )
+    assert said == f"error: {_stopped_words(db, first)}"
     assert [run for run, _ in _runs(db)] == [first]  # as said, read through the log kept
     (disk / "filler").unlink()
     again = chipcost(*replay, env=env)
@@ -95,6 +91,37 @@ def test_a_replay_stopped_by_a_full_disk_says_the_runs_loaded_and_its_own_next_s
     assert with_room.returncode == 0, _tail(with_room)
     assert [run for run, _ in _runs(db)] == runs
     assert _runs(db) == _runs(whole)
+
+
+def _stopped_words(db: Path, first: str) -> str:
+    """What a replay of three runs stopped by a full disk after its first says."""
+    wal = Path(f"{db}.wal")
+    return (
+        f"the disk holding {wal} (the file system at {mount_of(wal)}) is full (No space left on "
+        f"device): 1 of 3 runs loaded ({first}) into {db}, each whole; nothing of the run under "
+        f"way. Free some space on that disk (keep {wal}: it holds what is not yet written into "
+        "the warehouse's file), then run the same command again to load the rest (loaded runs "
+        "are skipped)"
+    )
+
+
+def test_a_replay_called_from_python_says_the_same_on_a_full_disk(disk, archive, tmp_path):
+    # It said the live collection's "...; runs archived but not loaded are loaded by the next
+    # `chipcost collect`": the command line's words were its own, after the collection's.
+    db = disk / "w.duckdb"
+    first = min(p.name for p in archive.iterdir())
+    progress = logging.getLogger("chipcost.progress")
+    filler, level = _FillsOnLoad(disk), progress.level
+    progress.addHandler(filler)
+    progress.setLevel(logging.INFO)  # as the command line's progress sets it: loads are info
+    try:
+        with pytest.raises(WarehouseError) as stopped:
+            collect(replay=str(archive), db=str(db), data_dir=str(tmp_path / "data"))
+    finally:
+        progress.removeHandler(filler)
+        progress.setLevel(level)
+    assert str(stopped.value) == _stopped_words(db, first)
+    assert [run for run, _ in _runs(db)] == [first]
 
 
 def _tail(ran) -> str:
