@@ -44,6 +44,9 @@ ANSWER_FIELDS = (
     "verdict", "break_even_for", "break_even_tokens_per_second_per_chip",
     "break_even_at_least", "break_even_share_pct", "break_even_share_of",
     "a_kind", "b_kind", "a_cost_low", "a_cost_high", "b_cost_low", "b_cost_high",
+    # what each side's price rests on where it is an estimate (no price the provider
+    # publishes: `prices` and `cost` mark it 'est.'), else None
+    "a_estimate", "b_estimate",
 )  # fmt: skip
 
 
@@ -216,6 +219,8 @@ def _answer(
         "b_discount": b.get("discount"),
         "same_provider": line.same_provider,
         **shown,
+        "a_estimate": (a.get("estimate_basis") or "estimate") if a.get("estimate") else None,
+        "b_estimate": (b.get("estimate_basis") or "estimate") if b.get("estimate") else None,
         "a_figure_at_speed": a.get("throughput_at_speed") is not False,
         "b_figure_at_speed": b.get("throughput_at_speed") is not False,
         "caveats": _caveats(result.notes),

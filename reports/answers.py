@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from chipcost.reports.labels import ESTIMATED, ESTIMATED_COST_NOTE
 from chipcost.reports.versus_charts import PUBLISHED, charted, pair_anchor
 from chipcost.transform.cost import cost_text
 from chipcost.transform.rows import number
@@ -78,19 +79,33 @@ def answer_lines(answers: pl.DataFrame) -> list[AnswerLine]:
 
 def costs(row: Mapping[str, object]) -> str:
     """Both costs per million tokens where known: A's (its figure's kind said when it is not
-    a published one), B's only where B's figure is published (a measurement); each with the
-    discount its offer got, where one did."""
+    a published one), B's only where B's figure is published (a measurement); each marked
+    'est.' where its offer's price is an estimate, and with the discount its offer got, where
+    one did."""
     said = []
     a, b = row.get("a_usd_per_million_tokens"), row.get("b_usd_per_million_tokens")
     if a is not None:
         kind = str(row.get("a_kind") or "")
         notes = ([] if kind in PUBLISHED else [kind or "kind not stated"]) + _discount(row, "a")
         note = f" ({'; '.join(notes)})" if notes else ""
-        said.append(f"{row['chip_a']} {cost_text(number(a))}/M{note}")
+        said.append(f"{row['chip_a']} {cost_text(number(a))}/M{_estimated(row, 'a')}{note}")
     if b is not None and row.get("b_kind") in PUBLISHED:
         note = "".join(f" ({d})" for d in _discount(row, "b"))
-        said.append(f"{row['chip_b']} {cost_text(number(b))}/M{note}")
+        said.append(f"{row['chip_b']} {cost_text(number(b))}/M{_estimated(row, 'b')}{note}")
     return ", ".join(said)
+
+
+def _estimated(row: Mapping[str, object], side: str) -> str:
+    """ESTIMATED (' est.') after a side's cost where its offer's price is an estimate, as
+    `prices` and `cost` mark that price; else ''."""
+    return ESTIMATED if row.get(f"{side}_estimate") else ""
+
+
+def estimated_costs_note(rows: Sequence[Mapping[str, object]]) -> str:
+    """' est. after a cost: ...' (ESTIMATED_COST_NOTE) where an answer's cost rests on an
+    estimated price, else ''."""
+    said = any(row.get("a_estimate") or row.get("b_estimate") for row in rows)
+    return f" {ESTIMATED_COST_NOTE}" if said else ""
 
 
 def _discount(row: Mapping[str, object], side: str) -> list[str]:
@@ -100,12 +115,13 @@ def _discount(row: Mapping[str, object], side: str) -> list[str]:
 
 
 def cost_where(row: Mapping[str, object], side: str) -> str | None:
-    """'$0.7123 aws us-east-2, your discount 60% EDP': a side's cost per million tokens, where
-    it is bought, and the discount it got (the answers' tables); None where the pair has none."""
+    """'$0.7123 aws us-east-2, your discount 60% EDP': a side's cost per million tokens ('est.'
+    after it where its price is an estimate), where it is bought, and the discount it got (the
+    answers' tables); None where the pair has none."""
     cost = row.get(f"{side}_usd_per_million_tokens")
     if cost is None:
         return None
-    said = f"{cost_text(number(cost))} {row[f'{side}_where']}"
+    said = f"{cost_text(number(cost))}{_estimated(row, side)} {row[f'{side}_where']}"
     return ", ".join([said, *_discount(row, side)])
 
 

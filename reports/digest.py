@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from chipcost.core.figures import DEFAULT_SPEED
-from chipcost.reports.answers import discounts_said
+from chipcost.reports.answers import discounts_said, estimated_costs_note
 from chipcost.reports.data import ReportData, report_name
 from chipcost.reports.glance import moves_table, verdicts
 from chipcost.reports.labels import marks_note
@@ -30,7 +30,7 @@ def head_to_head(data: ReportData) -> Section | None:
         "point (request shape, speed, precision, scale); otherwise what the unmeasured chip "
         "must reach there."
     )
-    explain += discounts_said(answers.to_dicts())
+    explain += discounts_said(answers.to_dicts()) + estimated_costs_note(answers.to_dicts())
     # A mail client follows no link into an attachment: the report is named instead.
     explain += (
         f" Each answer's chart is in the attached report ({report_name(data)}), under this heading."

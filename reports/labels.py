@@ -24,6 +24,12 @@ ESTIMATE_NOTE = (
     "est. after a price: an estimate, not a price the provider publishes (`chipcost prices` "
     "and the price explorer say what it rests on)."
 )
+# After a cost per million tokens whose offer's price is an estimate (the articles' answers,
+# which show costs where `chipcost compare` shows the prices under them): the same mark.
+ESTIMATED_COST_NOTE = (
+    "est. after a cost: it rests on an estimated price, not one the provider publishes "
+    "(`chipcost cost` and `chipcost prices` mark that price est. and say what it rests on)."
+)
 # After a doubtful spot price, not below its offer's on-demand price, as `chipcost prices`
 # marks it (core.vocabulary DOUBT_MARK, doubt_note says what it means); never alone at the
 # start of a line either.

@@ -11,7 +11,7 @@ from chipcost.core.commands import suggested
 from chipcost.core.counting import counted
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports import tables
-from chipcost.reports.answers import PAIRING, discounts_said
+from chipcost.reports.answers import PAIRING, discounts_said, estimated_costs_note
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.data import ReportData
 from chipcost.reports.glance import most_moved, moves_table, verdicts
@@ -326,6 +326,8 @@ def head_to_head(data: ReportData) -> Section:
     if data.ended_before_newest_prices or answers is None or answers.is_empty():
         empty = "No answer: cost per token is not shown for this period (see Cost per token)."
         return Section("versus", title, explain, None, empty)
+    # what 'est.' after a cost means, under the answers and in their gist alike
+    explain += estimated_costs_note(answers.to_dicts())
     glance = f'<div class="verdict-list">{verdicts(answers)}</div>'
     chart = cost_chart(answers.to_dicts())
     top = f'<div class="versus-top">{glance}<div class="versus-charts">{chart}</div></div>'
@@ -333,10 +335,14 @@ def head_to_head(data: ReportData) -> Section:
     speed = f'<div class="versus-charts">{speed}</div>' if speed else ""
     more = speed + _html(tables.head_to_head_table(answers))
     gist = (
-        f"Per token, for Llama 3 70B at {DEFAULT_SPEED} tokens/s per user, on demand, as "
-        "`chipcost compare A B` answers; the chart draws each pair's cost per million tokens "
-        "and its range."
-    ) + discounts_said(answers.to_dicts())
+        (
+            f"Per token, for Llama 3 70B at {DEFAULT_SPEED} tokens/s per user, on demand, as "
+            "`chipcost compare A B` answers; the chart draws each pair's cost per million tokens "
+            "and its range."
+        )
+        + discounts_said(answers.to_dicts())
+        + estimated_costs_note(answers.to_dicts())
+    )
     return Section(
         "versus", title, explain, top, more=more, gist=gist,
         more_label="How these are answered: break-even, both figures, caveats, tokens/s per user",

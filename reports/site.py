@@ -21,7 +21,13 @@ from chipcost.core.vocabulary import GPU_ALONE, GPU_ALONE_TYPES, HISTORY_KEY, gp
 from chipcost.reads.price_glance import PER_HOURS, cheapest_per_model
 from chipcost.reads.price_notes import left_out_words, unconverted_words
 from chipcost.reads.your_prices import YourPrices, for_read
-from chipcost.reports.answers import PAIRING, break_even_words, cost_where, discounts_said
+from chipcost.reports.answers import (
+    PAIRING,
+    break_even_words,
+    cost_where,
+    discounts_said,
+    estimated_costs_note,
+)
 from chipcost.reports.charts import chip_charts
 from chipcost.reports.explorer_data import as_script, columnar, significant
 from chipcost.reports.explorer_page import page_html
@@ -262,7 +268,7 @@ def _versus(answers: list[dict], curve: list[dict]) -> str:
         "articles' questions, per token, as <code>chipcost compare A B</code> answers them: "
         f"{PAIRING}, at the default speed ({DEFAULT_SPEED} tokens/s per user); each figure's "
         "kind says how far to trust it. The weekly report adds the range over the figures held."
-        f"{prose(discounts_said(answers))}</p>"
+        f"{prose(discounts_said(answers) + estimated_costs_note(answers))}</p>"
         f"{charts}"
         f'<div class="scroll"><table class="versus"><thead><tr>{head}</tr></thead><tbody>'
         f"{''.join(rows)}</tbody></table></div></section>"

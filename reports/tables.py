@@ -410,7 +410,10 @@ def head_to_head_table(answers: pl.DataFrame) -> GT:
         ),
         **{
             f"{side}_cost": pl.struct(
-                f"{side}_usd_per_million_tokens", f"{side}_where", f"{side}_discount"
+                f"{side}_usd_per_million_tokens",
+                f"{side}_where",
+                f"{side}_discount",
+                f"{side}_estimate",
             ).map_elements(lambda row, side=side: cost_where(row, side), return_dtype=pl.String)
             for side in "ab"
         },

@@ -10,7 +10,7 @@ from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.counting import counted
 from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reads.price_notes import unconverted_words
-from chipcost.reports.answers import answer_lines
+from chipcost.reports.answers import answer_lines, estimated_costs_note
 from chipcost.reports.data import ReportData, report_name
 from chipcost.reports.labels import (
     marks_notes,
@@ -328,6 +328,8 @@ def _answers(data: ReportData) -> list[str]:
     for line in answer_lines(answers):
         costs = f"{line.costs}; " if line.costs else ""
         lines.append(f"- {line.head}: {costs}{plain(line.said)}")
+    if note := estimated_costs_note(answers.to_dicts()):  # what est. after a cost means
+        lines.append(plain(note.strip()))
     return [*lines, ""]
 
 
