@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from chipcost.core.disk import NO_ROOM
 from chipcost.core.errors import SourceError
 from chipcost.core.stopping import stopping
-from chipcost.extract._body import CutShort
+from chipcost.extract._body import LONGER, CutShort, Longer
 from chipcost.extract._http import (
     MAX_ATTEMPTS,
     MAX_REDIRECTS,
@@ -93,6 +93,7 @@ def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
     where = f"{source}: GET {url}"
     for attempt in range(1, MAX_ATTEMPTS + 1):
         client.check(where)
+        longer = False
         try:
             request = client.client.build_request("GET", url, timeout=client.timeout())
             response = complete(client, where, request)
@@ -100,10 +101,14 @@ def get_bytes(client: HttpClient, url: str, source: str) -> bytes:
             return response.content
         except _Retry as exc:
             failure, asked = str(exc), exc.wait
+        except Longer as exc:  # retried as a cut is, but no cut: more came than it said
+            failure, asked, longer = f"sent more than it said ({exc})", None, True
         except (httpx.TransportError, CutShort) as exc:  # CutShort: a body cut short, retried
             failure, asked = f"{type(exc).__name__}: {exc}", None
         except httpx.TooManyRedirects:  # no TransportError: it was "a bug in chipcost"
             raise _loop(url, source) from None
+        if attempt == MAX_ATTEMPTS and longer:  # in the words of every web source's (_http)
+            raise SourceError(f"{where} {failure}; gave up after {attempt} attempt(s): {LONGER}")
         if attempt == MAX_ATTEMPTS:
             raise SourceError(
                 f"{source}: GET {url} failed after {attempt} attempt(s) ({failure}): check the "

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from chipcost.core.errors import SourceError
-from chipcost.extract import _http
+from chipcost.extract import _body, _http
 from chipcost.extract.aws._files import NotPublished, download, get_bytes, get_json
-from tests.fault_server import fault_server, respond
+from tests.fault_server import fault_server, longer, respond
 
 
 @pytest.fixture(autouse=True)
@@ -84,3 +84,19 @@ def test_any_other_403_is_a_refusal_naming_the_url_not_a_file_unpublished(tmp_pa
             assert "not as AWS refuses a file it does not publish" in message
             assert message.endswith("run again, and check the network's proxy if it lasts")
     assert body[:20].decode() in message  # the page's first words, as a web source's 403
+
+
+def test_an_index_longer_than_its_length_is_said_as_every_web_source_says_it(tmp_path):
+    """On 803e984c an index or the spot feed whose body came longer than its Content-Length
+    failed as 'failed after 5 attempt(s) (Longer: body longer than ...): check the network or
+    proxy, then run again', advice no network mends: extract/_http.py words it as what it is."""
+    index = b'{"offers": {}, "publicationDate": "2026-11-01"}' * 20
+    with fault_server(longer(index, 500)) as server:
+        url = f"{server.url}/region_index.json"
+        with pytest.raises(SourceError) as failed:
+            _get(url, tmp_path)
+        assert len(server.requests) == _http.MAX_ATTEMPTS  # retried as a cut is
+    assert str(failed.value) == (
+        f"aws-bulk: GET {url} sent more than it said (body longer than its Content-Length: 500 "
+        f"bytes said, at least {len(index):,} came); gave up after 5 attempt(s): {_body.LONGER}"
+    )
