@@ -443,7 +443,28 @@ def _labelled(frame: pl.DataFrame | None) -> pl.DataFrame | None:
         .then(pl.format("no, needs {} {}", needed.cast(pl.String), _units()))
         .otherwise(pl.lit("unknown"))
     )
-    return with_labels(frame).with_columns(holds=holds)
+    return _basis(with_labels(frame).with_columns(holds=holds))
+
+
+def _basis(frame: pl.DataFrame) -> pl.DataFrame:
+    """Each figure as `chipcost cost` words it, by its own rules (transform/verdict.py):
+    `throughput_figure_kind`, its basis ('calibrated' for a derived figure fitted on the
+    chip's own measurements: figure_kind), and `throughput_range_low` and `_high`, the
+    tokens/s per chip a derived inference figure stands for, where its vendor family's
+    out-of-sample checks measure a band (figure_range; None otherwise)."""
+    from chipcost.transform.verdict import figure_kind, figure_range
+
+    kinds, lows, highs = [], [], []
+    for row in frame.iter_rows(named=True):
+        kinds.append(figure_kind(row))
+        low, high = figure_range(row, row.get("parameters")) or (None, None)
+        lows.append(low)
+        highs.append(high)
+    return frame.with_columns(
+        throughput_figure_kind=pl.Series(kinds, dtype=pl.String),
+        throughput_range_low=pl.Series(lows, dtype=pl.Float64),
+        throughput_range_high=pl.Series(highs, dtype=pl.Float64),
+    )
 
 
 def _units() -> pl.Expr:

@@ -282,8 +282,10 @@ def cost_per_token(data: ReportData) -> Section:
         "(its weights for inference, its training state for training: the rule of "
         "`chipcost cost`); a chip none of whose offers holds it comes after those that do, "
         "with how many instances it would take. Each row names the throughput figure's kind "
-        "(vendor claim, independent benchmark, estimate, derived or measured) and where it "
-        f"comes from. `{suggested('cost', model='NAME')}` ranks every chip and offer."
+        "as `chipcost cost` does (vendor claim, independent benchmark, estimate, derived, "
+        "calibrated: derived and fitted on the chip's own measurements, or measured) and "
+        "where it comes from, a derived figure with the range its out-of-sample checks "
+        f"measure. `{suggested('cost', model='NAME')}` ranks every chip and offer."
     )
     costs = data.cost_per_token
     if data.ended_before_newest_prices:

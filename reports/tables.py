@@ -299,7 +299,7 @@ def cost_table(
     )
     cell = pl.struct(
         "chip", "usd_per_million_tokens", "holds", "where", "instance_type", "offer",
-        "tokens_per_second_per_chip", "throughput_kind", "throughput_source",
+        "tokens_per_second_per_chip", "throughput_kind", "throughput_source", *_basis(costs),
     )  # fmt: skip
     wide = ranked.select("group", "rank", cell.alias("cell")).pivot(
         on="rank", index="group", values="cell", sort_columns=True
@@ -312,26 +312,49 @@ def cost_table(
     return styled(gt)
 
 
+def _basis(costs: pl.DataFrame) -> list[pl.Expr]:
+    """A figure's basis and range as `cost` words them (reports/data.py _basis):
+    `throughput_figure_kind` ('calibrated', 'derived', ...) and `throughput_range`
+    ('7,541-41,643'), each '' where there is none (great-tables reads a null in a cell's
+    struct as a missing cell)."""
+    if "throughput_figure_kind" not in costs.columns:
+        return [pl.lit("").alias("throughput_figure_kind"), pl.lit("").alias("throughput_range")]
+    ranged = pl.struct(low="throughput_range_low", high="throughput_range_high").map_elements(
+        lambda r: "" if None in r.values() else f"{r['low']:,.0f}-{r['high']:,.0f}",
+        return_dtype=pl.String,
+    )
+    return [
+        pl.col("throughput_figure_kind").fill_null(""),
+        ranged.fill_null("").alias("throughput_range"),
+    ]
+
+
 def _cost_cell(cell: dict | None, currency: str = "USD", compact: bool = False) -> str:
     """'H200 $0.21/M' over 'aws · us-east-1 · p5e.48xlarge, on demand' and '4,156 tok/s per
     chip, benchmark: MLPerf Inference v5.1 Datacenter, closed division, llama3.1-70b' (the
-    source's lead phrase whole; `chipcost cost` prints all of it); a chip whose instance does
-    not hold the model says how many it needs, in words."""
+    source's lead phrase whole; `chipcost cost` prints all of it), a derived figure with its
+    range and its basis as `cost` words them ('18,410 (7,541-41,643) tok/s per chip,
+    calibrated: chipcost roofline'); a chip whose instance does not hold the model says how
+    many it needs, in words."""
     if not cell or cell.get("chip") is None:
         return ""
     cost = escape(cost_text(cell["usd_per_million_tokens"], currency))
     holds = "" if cell["holds"] == "yes" else f"<br>{escape(holds_words(cell['holds']))}"
     place = f"{escape(cell['where'])} · {escape(cell['instance_type'])}, {escape(cell['offer'])}"
     source = lead_phrase(cell["throughput_source"] or "")
-    # the figure's kind, in the e-mail too: a derived figure is no measurement
-    said = f"{escape(cell['throughput_kind'] or '')}: {escape(source)}"
+    # the figure's basis, in the e-mail too, as `cost` words it: a derived figure is no
+    # measurement, and one calibrated on the chip's own measurements says so
+    kind = cell.get("throughput_figure_kind") or cell["throughput_kind"] or ""
+    said = f"{escape(kind)}: {escape(source)}"
     if compact:
         return (
             f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}</span> "
             f"per million tokens<br><span style='{SMALL}'>{place}{holds}<br>{said}</span>"
         )
     speed = cell["tokens_per_second_per_chip"]
-    figure = f"{speed:,.0f} tok/s per chip, " if speed is not None else ""
+    # a derived figure's range, as `cost` gives it beside the figure: '18,410 (7,541-41,643)'
+    ranged = f" ({cell['throughput_range']})" if cell.get("throughput_range") else ""
+    figure = f"{speed:,.0f}{ranged} tok/s per chip, " if speed is not None else ""
     return (  # '/M': per million tokens, as the answers write a cost (the heading has no unit)
         f"<b>{escape(cell['chip'])}</b> <span style='white-space:nowrap'>{cost}/M</span>"
         f"<span style='{SMALL}'>{holds}<br>{place}<br>{figure}{said}</span>"

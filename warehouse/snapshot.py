@@ -249,7 +249,8 @@ def cost_offers(
     )
     sql = f"""
         SELECT {", ".join(f"k.{c}" for c in COST_COLUMNS)}, k.zone, k.chip_count, k.precision,
-            c.memory_gb AS chip_memory_gb, m.parameters, $rate_at::DATE AS fx_day
+            c.memory_gb AS chip_memory_gb, m.parameters, $rate_at::DATE AS fx_day,
+            k.throughput_scenario
         FROM cost_per_token k
         LEFT JOIN chips c ON c.chip = k.chip
         LEFT JOIN models m ON m.model = k.model
@@ -282,8 +283,11 @@ def cheapest_costs(fitted: pl.DataFrame) -> pl.DataFrame:
     chosen = fitted.sort(order, nulls_last=False).group_by(_PER, maintain_order=True).first()
     # the same cost for two models (one figure for both) in the order of their names
     return chosen.sort("chip", "workload", "cannot", "usd_per_million_tokens", "model").select(
-        *COST_COLUMNS, "zone", "memory_needed_gb", "instance_memory_gb", "fits", "instances_needed"
-    )
+        *COST_COLUMNS, "zone", "memory_needed_gb", "instance_memory_gb", "fits", "instances_needed",
+        # what `cost` words the figure's basis and range by (transform/verdict.py figure_kind,
+        # figure_range), after the columns above
+        "precision", "parameters", "throughput_scenario",
+    )  # fmt: skip
 
 
 _PER = ["chip", "workload", "model"]

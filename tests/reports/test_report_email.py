@@ -335,7 +335,8 @@ def test_sections_left_out_for_size_are_named(made, monkeypatch):
 
 def test_each_cost_per_token_row_of_the_mail_names_its_figures_kind(sample_report):
     """The e-mail's cost per token names each row's throughput figure's kind and source, as the
-    page does ('derived: chipcost derivation'): a derived figure is no measurement."""
+    page does ('derived: chipcost derivation'; 'calibrated', as `cost` words a derived figure
+    fitted on the chip's own): a derived figure is no measurement."""
     from html import unescape
 
     from chipcost.reports.tables import lead_phrase
@@ -349,7 +350,7 @@ def test_each_cost_per_token_row_of_the_mail_names_its_figures_kind(sample_repor
     assert len(cells) == costs.select("model", "workload").n_unique() > 5
     said = {
         f"{kind}: {lead_phrase(source)}"
-        for kind, source in costs.select("throughput_kind", "throughput_source").iter_rows()
+        for kind, source in costs.select("throughput_figure_kind", "throughput_source").iter_rows()
     }
     for cell in cells:
         assert any(s in " ".join(cell.split()) for s in said), cell
