@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from email.message import EmailMessage
@@ -36,6 +36,7 @@ from chipcost.reports.mail import (
 from chipcost.reports.outbox import send_once
 from chipcost.reports.period import Period, ReportError, ReportOptions, resolve_period
 from chipcost.warehouse.changes import newest_run, write_change_events
+from chipcost.warehouse.fx import provisional
 from chipcost.warehouse.reader import in_working_memory, open_reader
 
 CSV_COLUMNS = (
@@ -66,6 +67,9 @@ CSV_COLUMNS = (
     "spot_doubt",
     "gpu_alone",
     "stated_currency",
+    # true where that euro price is converted at an earlier day's rate than its day's own,
+    # not loaded yet (chipcost.warehouse.fx.provisional): a later report restates it
+    "provisional",
 )
 # The changes' prices: price_changes states every event in US dollars (at the ECB rate of its
 # day for a price stated in euros), whatever currency the report shows your prices in.
@@ -179,7 +183,10 @@ def write_changes_csv(
     """The CSV of every event of the period at `path`: DuckDB writes the events to a Parquet
     file beside it, read back and written out `batch` rows at a time, each as changes_csv
     makes it (`glitches` as it takes them); the report never holds every event
-    (docs/performance.md)."""
+    (docs/performance.md). A euro price of a day whose own rate is not loaded yet is marked
+    `provisional`."""
+    found = provisional(con, period.since, period.until)
+    days = found.days if found else ()
     with scratch(".chipcost-changes", path.parent) as folder:
         events = folder / "events.parquet"
         # every event sorted and written out: in bounded memory (reader.CUT_MEMORY)
@@ -195,10 +202,10 @@ def write_changes_csv(
             raise OSError(code, os.strerror(code) if full else str(exc), str(path)) from None
         read = pl.scan_parquet(events)
         with path.open("w", encoding="utf-8", newline="") as out:
-            header = changes_csv(read.head(0).collect(), glitches)
+            header = changes_csv(read.head(0).collect(), glitches, days)
             out.write(header.write_csv())  # the header, even alone
             for rows in read.collect_batches(chunk_size=batch):
-                made = changes_csv(printable_text(rows), glitches)
+                made = changes_csv(printable_text(rows), glitches, days)
                 out.write(made.write_csv(include_header=False))
 
 
@@ -212,9 +219,15 @@ def glitch_marks(glitches: pl.DataFrame) -> pl.DataFrame | None:
     return glitches.select(HISTORY_KEY).with_columns(glitch=pl.Series(marks, dtype=pl.String))
 
 
-def changes_csv(events: pl.DataFrame, glitches: pl.DataFrame | None = None) -> pl.DataFrame:
+def changes_csv(
+    events: pl.DataFrame,
+    glitches: pl.DataFrame | None = None,
+    provisional_days: Collection[date] = (),
+) -> pl.DataFrame:
     """Events of the period, timestamps in ISO UTC, text safe to open in a spreadsheet; each
-    change of an offer of `glitches` (glitch_marks) marked with its glitch."""
+    change of an offer of `glitches` (glitch_marks) marked with its glitch, and each event of
+    a euro price on one of `provisional_days` (converted at an earlier day's rate, its day's
+    own not loaded yet: warehouse.fx.provisional) marked `provisional`."""
     marks = pl.DataFrame(
         schema={**{c: pl.String for c in HISTORY_KEY}, "glitch": pl.String}
     ) if glitches is None else glitches  # fmt: skip
@@ -227,6 +240,9 @@ def changes_csv(events: pl.DataFrame, glitches: pl.DataFrame | None = None) -> p
             gpu_alone=pl.struct("source", "instance_type").map_elements(
                 lambda r: gpu_alone(r["source"], r["instance_type"]), return_dtype=pl.Boolean
             ),
+            # an event's prices are at the rate of its own day (price_changes)
+            provisional=(pl.col("stated_currency") == "EUR").fill_null(False)
+            & pl.col("changed_at").dt.date().is_in(list(provisional_days)),
         )
         .select(CSV_COLUMNS)
         .with_columns(pl.col("changed_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ"))

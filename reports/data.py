@@ -13,12 +13,15 @@ import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.clean import BREAKS, CONTROL
+from chipcost.core.frames import frame_of
+from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.reads.rental_units import kinds
 from chipcost.reads.your_prices import YourPrices
 from chipcost.reports.estimates import with_estimates, with_gpu_alone
 from chipcost.reports.labels import with_labels
 from chipcost.reports.moves import with_jumps
 from chipcost.reports.period import Period, ReportOptions
+from chipcost.warehouse.bound import relation
 from chipcost.warehouse.changes import (
     NEW,
     WITHDRAWN,
@@ -105,6 +108,12 @@ class ReportData:
     # period's last day, "Cheapest now"'s. None: every such price is at its day's final rate.
     provisional_index: Provisional | None = None
     provisional_now: Provisional | None = None
+    # Of the euro offers among the moves of list and commitment prices, among the spot moves
+    # (each over its days: the trend's and the period's), and of the chips the history charts
+    # draw over their weeks.
+    provisional_changes: Provisional | None = None
+    provisional_spot: Provisional | None = None
+    provisional_history: Provisional | None = None
 
     @property
     def sample(self) -> bool:
@@ -228,7 +237,14 @@ def gather(
     step("reading the cheapest prices now")
     cheapest, yours = _cheapest(con, end, fresh, mine)
     step("reading what changed")
-    moves = price_moves(con, start, end, end - timedelta(days=options.trend_days))
+    trend_start = end - timedelta(days=options.trend_days)
+    moves = price_moves(con, start, end, trend_start)
+    euro_moves = _in_euros(con, moves, min(start, trend_start), end)
+    spot = pl.col("pricing_model") == "spot"
+    provisional_changes, provisional_spot = (
+        _provisional(con, euro_moves.filter(kind), trend_start.date(), period.until)
+        for kind in (~spot, spot)
+    )
     covered = coverage(con, start, end, fresh)
     # every event counted, in bounded memory (reader.CUT_MEMORY), none of them held
     events = in_working_memory(con, lambda: event_counts(con, start, end))
@@ -256,6 +272,8 @@ def gather(
     comparisons = printable_text(source_disagreements(con, end, fresh, options.disagree_pct))
     step("reading the price history")
     history = _history(con, period, options)
+    charted = history.filter(pl.col("chip").is_in(chips_that_moved(history)))
+    provisional_history = _provisional(con, charted, _history_since(period, options), period.until)
     step("reading the head-to-head answers")
     head_to_head = None if later else _head_to_head(con, options, mine)
     speed_curve = () if later else _speed_curve(con)
@@ -292,7 +310,55 @@ def gather(
         index=index,
         provisional_index=provisional_index,
         provisional_now=provisional_now,
+        provisional_changes=provisional_changes,
+        provisional_spot=provisional_spot,
+        provisional_history=provisional_history,
     )
+
+
+# The offers priced in euros at some time of a window: those whose moves and history days a
+# later run may restate at their own day's rate (chipcost.warehouse.fx.provisional).
+_EUROS = f"""
+SELECT DISTINCT {", ".join(HISTORY_KEY)} FROM price_history
+WHERE currency = 'EUR' AND valid_from < $end AND (valid_to IS NULL OR valid_to >= $start)
+"""
+
+
+def _in_euros(
+    con: duckdb.DuckDBPyConnection, moves: pl.DataFrame, start: datetime, end: datetime
+) -> pl.DataFrame:
+    """The moves of offers whose provider states their price in euros (Seeweb's, OVHcloud's,
+    Scaleway's), converted to US dollars at each day's ECB rate: a euro row of the offer in
+    force between `start` and `end`."""
+    if moves.is_empty():
+        return moves
+    euros = frame_of(relation(con, _EUROS, {"start": start, "end": end}))
+    if euros.is_empty():
+        return moves.clear()
+    return moves.join(euros, on=list(HISTORY_KEY), how="semi", nulls_equal=True)
+
+
+def _provisional(
+    con: duckdb.DuckDBPyConnection, rows: pl.DataFrame, since: date, until: date
+) -> Provisional | None:
+    """The days from `since` to `until` whose euro prices of `rows`' chips and pricing models
+    are at an earlier day's rate, their own not loaded yet, as `chipcost history` says them of
+    its rows (chipcost.warehouse.fx.provisional); None for none, or no rows."""
+    if rows.is_empty():
+        return None
+    models, chips = (rows[c].unique().sort().to_list() for c in ("pricing_model", "chip"))
+    return provisional(con, since, until, models, chips)
+
+
+def chips_that_moved(history: pl.DataFrame) -> list[str]:
+    """Chips whose cheapest price per chip-hour changed on some pricing model in the history:
+    those the history charts draw (a flat line says nothing a sentence cannot)."""
+    if history.is_empty():
+        return []
+    spread = history.group_by("chip", "pricing_model").agg(
+        moved=pl.col("price_per_chip_hour").n_unique() > 1
+    )
+    return sorted(set(spread.filter("moved")["chip"]))
 
 
 def _first_events(

@@ -12,6 +12,7 @@ from chipcost.reports.labels import marks_note
 from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.sections import Section, no_changes, provisional_note
 from chipcost.reports.tables import cheapest_table, cost_table, table_html
+from chipcost.warehouse.fx import Provisional
 
 # Pricing buckets the e-mail shows (four columns fit a 390 px phone screen); the attached
 # report has them all.
@@ -49,14 +50,24 @@ def movers(data: ReportData, limit: int) -> list[Section]:
         return [Section("changes", "What changed", explain, None, no_changes(data))]
     found = []
     if not listed.is_empty() or spots.is_empty():
-        found.append(_moves("changes", "What changed", listed, limit, "list and commitment"))
+        kind, provisional = "list and commitment", data.provisional_changes
+        found.append(_moves("changes", "What changed", listed, limit, kind, provisional))
     if not spots.is_empty():
-        found.append(_moves("spot", "Spot moves", spots, max(1, limit // 2), "spot"))
+        most, provisional = max(1, limit // 2), data.provisional_spot
+        found.append(_moves("spot", "Spot moves", spots, most, "spot", provisional))
     return found
 
 
-def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> Section:
-    """One line a move: chip, where, pricing, was → now, %; offers that moved alike share one."""
+def _moves(
+    key: str,
+    title: str,
+    moves: pl.DataFrame,
+    limit: int,
+    kind: str,
+    provisional: Provisional | None = None,
+) -> Section:
+    """One line a move: chip, where, pricing, was → now, %; offers that moved alike share one;
+    the euro prices of a day at an earlier day's rate said so (`provisional`)."""
     rows = alike_moves(moves)
     shown = f"The {limit} largest" if rows.height > limit else "All"
     explain = (
@@ -65,7 +76,8 @@ def _moves(key: str, title: str, moves: pl.DataFrame, limit: int, kind: str) -> 
         "cheaper, red dearer."
     )
     shown = shown_moves(rows, limit)
-    return Section(key, title, explain + marks_note(shown), moves_table(shown))
+    explain += provisional_note(provisional) + marks_note(shown)
+    return Section(key, title, explain, moves_table(shown))
 
 
 def cheapest_per_token(data: ReportData) -> Section | None:

@@ -14,6 +14,7 @@ from chipcost.core.vocabulary import (
     gpu_alone_note,
     pricing_words,
 )
+from chipcost.warehouse.fx import Provisional
 
 MINUS = "\u2212"  # a real minus sign: "−8%" reads better than "-8%" and matches great-tables
 # After a price no public page gives (its `estimate` says what it rests on), as `chipcost
@@ -109,6 +110,15 @@ def marks_notes(shown: pl.DataFrame) -> list[str]:
         if not alone.is_empty():
             notes.append(f"{gpu_alone_note(alone.select('source', 'instance_type').iter_rows())}.")
     return notes
+
+
+def provisional_note(days: Provisional | None) -> str:
+    """' The euro prices of 2026-11-21 are at the ECB rate of 2026-11-20, ...' where a
+    section's euro prices are at an earlier day's rate, their own not loaded yet."""
+    if days is None:
+        return ""
+    said = days.said()
+    return f" {said[0].upper()}{said[1:]}."
 
 
 def marks_note(shown: pl.DataFrame) -> str:

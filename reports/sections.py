@@ -13,9 +13,9 @@ from chipcost.core.figures import DEFAULT_SPEED
 from chipcost.reports import tables
 from chipcost.reports.answers import PAIRING, discounts_said, estimated_costs_note
 from chipcost.reports.charts import chip_charts
-from chipcost.reports.data import ReportData
+from chipcost.reports.data import ReportData, chips_that_moved
 from chipcost.reports.glance import most_moved, moves_table, verdicts
-from chipcost.reports.labels import marks_note
+from chipcost.reports.labels import marks_note, provisional_note
 from chipcost.reports.moves import alike_moves, shown_moves
 from chipcost.reports.text import no_data
 from chipcost.reports.versus_charts import cost_chart, speed_chart
@@ -72,18 +72,30 @@ def changes(data: ReportData) -> Section:
         explain = "Offers whose price moved in the period."
         return Section("changes", "What changed", explain, None, no_changes(data))
     listed = data.moves.filter(pl.col("pricing_model") != "spot")
-    return _moves_section("changes", "What changed", "list and commitment", listed, data)
+    return _moves_section(
+        "changes", "What changed", "list and commitment", listed, data,
+        provisional=data.provisional_changes,
+    )  # fmt: skip
 
 
 def spot_changes(data: ReportData) -> Section | None:
     spot = data.moves.filter(pl.col("pricing_model") == "spot")
     if spot.is_empty():
         return None
-    return _moves_section("spot", "Spot moves", "spot", spot, data, data.options.report_rows // 2)
+    return _moves_section(
+        "spot", "Spot moves", "spot", spot, data, data.options.report_rows // 2,
+        provisional=data.provisional_spot,
+    )  # fmt: skip
 
 
 def _moves_section(
-    key: str, title: str, kind: str, moves: pl.DataFrame, data: ReportData, limit: int = 0
+    key: str,
+    title: str,
+    kind: str,
+    moves: pl.DataFrame,
+    data: ReportData,
+    limit: int = 0,
+    provisional: Provisional | None = None,
 ) -> Section:
     limit = limit or data.options.report_rows
     moved = alike_moves(moves)
@@ -104,7 +116,7 @@ def _moves_section(
         )
     if moved.is_empty():
         return Section(key, title, explain, None, f"No {kind} price moved in this period.")
-    explain += marks_note(moves)
+    explain += provisional_note(provisional) + marks_note(moves)
     many = pl.col("offers") > 1
     shown_rows = shown_moves(moved, limit).with_columns(
         instance_type=pl.when(many)
@@ -212,13 +224,14 @@ def cheapest(data: ReportData) -> Section:
     return Section("cheapest", "Cheapest now", explain, _html(table))
 
 
-def provisional_note(days: Provisional | None) -> str:
-    """' The euro prices of 2026-11-21 are at the ECB rate of 2026-11-20, ...' where a
-    section's euro prices are at an earlier day's rate, their own not loaded yet."""
+def charts_provisional_note(days: Provisional | None) -> str:
+    """provisional_note, and that the charts draw those days' points at the earlier rate with
+    no mark of their own (a chart's line marks no single day)."""
     if days is None:
         return ""
-    said = days.said()
-    return f" {said[0].upper()}{said[1:]}."
+    return provisional_note(days) + (
+        " The charts draw those days at that earlier rate, their points unmarked."
+    )
 
 
 def _yours(data: ReportData) -> str:
@@ -241,13 +254,14 @@ def history(data: ReportData) -> Section:
     if data.history.is_empty():
         return Section("history", "Price history", explain, None, "No prices in these weeks.")
     # A flat line says nothing a sentence cannot: only chips whose cheapest price moved are drawn.
-    moved = _chips_that_moved(data.history)
+    moved = chips_that_moved(data.history)
     flat = sorted(set(data.history["chip"]) - set(moved))
     if flat:
         explain += f" Cheapest price unchanged over these weeks (not drawn): {', '.join(flat)}."
     charts = chip_charts(data.history.filter(pl.col("chip").is_in(moved)))
     if not charts:
         return Section("history", "Price history", explain, None, "No price moved in these weeks.")
+    explain += charts_provisional_note(data.provisional_history)
     figures = [
         f'<figure class="chart"><figcaption>{escape(chip)}</figcaption>{charts[chip]}</figure>'
         for chip in most_moved(data.history, list(charts))
@@ -264,14 +278,6 @@ def history(data: ReportData) -> Section:
         more_label=f"{counted(len(rest), 'other chip')} that moved less" if rest else "",
         gist=gist,
     )  # fmt: skip
-
-
-def _chips_that_moved(history: pl.DataFrame) -> list[str]:
-    """Chips whose cheapest price per chip-hour changed on some pricing model in the history."""
-    spread = history.group_by("chip", "pricing_model").agg(
-        moved=pl.col("price_per_chip_hour").n_unique() > 1
-    )
-    return sorted(set(spread.filter("moved")["chip"]))
 
 
 def cost_per_token(data: ReportData) -> Section:

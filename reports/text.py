@@ -17,6 +17,7 @@ from chipcost.reports.labels import (
     model_label,
     move_text,
     plain,
+    provisional_note,
 )
 from chipcost.reports.moves import alike_moves, place_of_alike, shown_moves, swing_words
 
@@ -343,15 +344,18 @@ def text_body(data: ReportData, limit: int) -> str:
     # Spot moves apart, as in the HTML body: they move daily and would crowd out the rest.
     spot = pl.col("pricing_model") == "spot"
     groups = (
-        ("list and commitment prices", data.moves.filter(~spot), limit),
-        ("spot prices", data.moves.filter(spot), max(1, limit // 2)),
+        ("list and commitment prices", data.moves.filter(~spot), limit, data.provisional_changes),
+        ("spot prices", data.moves.filter(spot), max(1, limit // 2), data.provisional_spot),
     )
     listed = []
-    for kind, moves, most in groups:
+    for kind, moves, most, provisional in groups:
         if moves.height:
             shown = f"{counted(moves.height, 'offer')}; those that moved alike share a line"
             lines.append(f"Largest moves of {kind} ({shown}), USD per chip-hour:")
             lines += mover_lines(moves, most) + [""]
+            # the euro prices of a day at an earlier day's rate, under the moves they are of
+            if note := provisional_note(provisional):
+                lines += [plain(note.strip()), ""]
             listed.append(shown_moves(alike_moves(moves), most))
     # What est. and (!) after a price mean, and which of the prices listed are the GPU's alone
     for note in marks_notes(pl.concat(listed, how="diagonal_relaxed")) if listed else []:
