@@ -35,7 +35,7 @@ events AS (
         per_chip_hour(p.new_price_per_hour, p.chip_count) AS new_price_per_chip_hour,
         p.change_pct,
         coalesce(p.change = 'new' AND p.changed_at <= f.first_ok, FALSE) AS history_start,
-        p.payload_ref
+        p.payload_ref, p.stated_currency
     FROM price_changes p LEFT JOIN first_success f USING (source)
     WHERE p.changed_at >= $start AND p.changed_at < $end
 )
@@ -242,15 +242,15 @@ def _marked(kept: str) -> str:
     them, as `prices` marks a price: why a spot price is doubtful (`spot_doubt`, not below its
     offer's on-demand price; price_marks, as marks_of reads them) and the currency its
     provider states it in (`stated_currency`: a euro price is in US dollars at its day's ECB
-    rate), of its row of the history, the one the event opened (a withdrawal: closed)."""
+    rate), of its row of the history, the one the event opened (a withdrawal: closed), as
+    price_changes gives it. Not by joining the history back on the event's time: that join's
+    condition picks valid_from or valid_to by the event's kind, which no hash join can take,
+    and DuckDB compared every event with every row (minutes on ten years of history)."""
     marks = f"{ESTIMATE} AS estimate, {SAMPLE} AS sample"
-    opened = "CASE WHEN p.change = 'withdrawn' THEN h.valid_to ELSE h.valid_from END"
-    same = " AND ".join(f"h.{c} = p.{c}" for c in (*HISTORY_KEY, "payload_ref"))
     return f"""{_EVENTS}, kept AS ({kept})
-SELECT p.*, {marks}, m.spot_doubt, h.currency AS stated_currency
+SELECT p.* EXCLUDE (stated_currency), {marks}, m.spot_doubt, p.stated_currency
 FROM kept p
 LEFT JOIN ({marks_of("kept")}) m ON {marked_on("p")}
-LEFT JOIN price_history h ON {same} AND {opened} = p.changed_at
 {_IN_ORDER}"""
 
 

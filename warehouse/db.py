@@ -70,10 +70,11 @@ def _written(sql: str, lists: dict[str, str]) -> str:
     return sql
 
 
+@functools.cache
 def views() -> list[tuple[str, str]]:
     """(file name, SQL) for every file in warehouse/views, in order, with the lists a view
     names written in from where they are declared (_lists), and the parts two views share
-    (each file of warehouse/views/parts as `{{its name}}`)."""
+    (each file of warehouse/views/parts as `{{its name}}`). Read from the files once."""
     lists = _lists()
     # the parts first, so that the lists they name are written in with the views'
     parts = {
@@ -156,6 +157,7 @@ def connect(
         con.execute("SET TimeZone = 'UTC'").fetchall()
         if read_only:
             _check_version(con, warehouse)
+            _read_with_these_views(con)
         else:
             migrate(con, path)
     except duckdb.Error as exc:
@@ -227,6 +229,7 @@ def _connect_lake(
         con.execute("SET TimeZone = 'UTC'").fetchall()
         if read_only:
             _check_version(con, warehouse)
+            _read_with_these_views(con)
         else:
             migrate(con, Path(str(warehouse)))
     except BaseException:
@@ -405,6 +408,28 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("ROLLBACK")
     except duckdb.TransactionException:
         pass
+
+
+def _read_with_these_views(con: duckdb.DuckDBPyConnection) -> None:
+    """A reader of a warehouse whose views another chipcost wrote (upgraded since the last
+    write open, which rewrites them) reads with this chipcost's: each made a temporary view or
+    macro of the connection, which the file's (or lake's) own of that name is then hidden
+    behind. The reads' queries name the views' columns as this code writes them; the old
+    views failed a read naming a column they lack until the next collect. One statement when
+    the views are this chipcost's (the digest compared in DuckDB: no hashlib for a read)."""
+    text = bound.literal("".join(sql for _, sql in views()))
+    stale = scalar(
+        con,
+        f"SELECT coalesce(max(digest), '') <> sha256({text}) FROM reference_state "
+        "WHERE name = 'views'",
+    )
+    if stale:
+        for _, sql in views():
+            con.execute(
+                sql.replace("CREATE OR REPLACE VIEW ", "CREATE OR REPLACE TEMP VIEW ").replace(
+                    "CREATE OR REPLACE MACRO ", "CREATE OR REPLACE TEMP MACRO "
+                )
+            )
 
 
 def _views_digest() -> str:

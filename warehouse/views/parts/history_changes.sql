@@ -43,13 +43,17 @@ in_usd AS (
              ELSE old_price_per_hour END AS old_price_per_hour,
         CASE WHEN new_currency = 'EUR' THEN new_price_per_hour * usd
              ELSE new_price_per_hour END AS new_price_per_hour
-    )
+    ),
+        -- The currency the provider states the event's price in: the row it opened (a
+        -- withdrawal: the row it closed).
+        coalesce(new_currency, old_currency) AS stated_currency
     FROM rated
     WHERE (coalesce(old_currency, 'USD') = 'USD' AND coalesce(new_currency, 'USD') = 'USD')
        OR usd IS NOT NULL
 )
 SELECT
-    *,
+    * EXCLUDE (stated_currency),
     new_price_per_hour - old_price_per_hour AS change_per_hour,
-    round(100 * (new_price_per_hour - old_price_per_hour) / old_price_per_hour, 2) AS change_pct
+    round(100 * (new_price_per_hour - old_price_per_hour) / old_price_per_hour, 2) AS change_pct,
+    stated_currency
 FROM in_usd
