@@ -86,6 +86,12 @@ class Reject:
     # was seen, so it is not withdrawn while its row is refused (nor one of the row's sku).
     # Empty where the row names no offer, or says its offer is not sold ("N/A", "Contact us").
     offer: dict[str, str] = field(default_factory=dict)
+    # Of a row saying its offer is not sold, that offer's whole key (OFFER_KEY), which the
+    # parser knows though the reject keeps nothing open: where the same payload prices that
+    # offer too, the copies disagree, and every one is refused as priced twice, the offer kept
+    # open (extract/_priced_once.py). Not stored: the warehouse's rejects keep `offer`, which
+    # then names it.
+    unpriced: dict[str, str] = field(default_factory=dict, repr=False)
 
     def row_json(self) -> str:
         if isinstance(self.row, str):

@@ -127,18 +127,34 @@ class Origin:
         )
 
     def reject(
-        self, reason: str, row: Any, sku: str = "", *, offer: dict[str, str | None] | None = None
+        self,
+        reason: str,
+        row: Any,
+        sku: str = "",
+        *,
+        offer: dict[str, str | None] | None = None,
+        unpriced: dict[str, str] | None = None,
     ) -> Reject:
         """A refused row; `offer`, the key fields of the offer it is a price of that the parser
         knows (region, instance_type, pricing_model, ...), keeps that offer open: the rest
         are the record's defaults, and a field given as None, one it cannot tell, matches any.
+        `unpriced`, for a row saying its offer is not sold ("—", "Contact us"), which keeps
+        nothing open: that offer's key fields, as its record would have them, so that a copy of
+        the row pricing it in the same payload is refused with it (Reject.unpriced).
         TooManyOffers past the bound of the parse under way (offers_bounded)."""
         count_refused()
+        unpriced_key = self.key(unpriced) if unpriced is not None else {}
         if offer is None:
-            return Reject(self.source, reason, row, sku, self.payload_ref)
+            return Reject(self.source, reason, row, sku, self.payload_ref, unpriced=unpriced_key)
+        return Reject(
+            self.source, reason, row, sku, self.payload_ref, self.key(offer), unpriced_key
+        )
+
+    def key(self, offer: dict[str, str | None]) -> dict[str, str]:
+        """The key fields of `offer` (OFFER_KEY), the record's defaults where it gives none;
+        a field given as None left out."""
         known = {**OFFER_DEFAULTS, "provider": self.provider, **offer}
-        key = {name: value for name in OFFER_KEY if (value := known.get(name)) is not None}
-        return Reject(self.source, reason, row, sku, self.payload_ref, key)
+        return {name: value for name in OFFER_KEY if (value := known.get(name)) is not None}
 
     def offer(self, **shared: Any) -> Offer:
         """What this origin's records of one rented thing share (instance type, chip, region,

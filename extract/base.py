@@ -22,6 +22,7 @@ from chipcost.core.payload import Payload
 from chipcost.core.record import ParseResult, PriceRecord, Reject
 from chipcost.core.settings import SourceSettings
 from chipcost.core.stopping import Deadline, check
+from chipcost.core.vocabulary import OFFER_KEY
 from chipcost.extract._body import Bounds
 from chipcost.extract._doubts import mark_doubts
 from chipcost.extract._formats import (
@@ -43,6 +44,8 @@ from chipcost.extract._kit import (
     read_row,
     says_no_price,
 )
+from chipcost.extract._priced_once import offers_priced_once as offers_priced_once
+from chipcost.extract._priced_once import refused
 
 if TYPE_CHECKING:  # imported by the sources that fetch over HTTP, not by every importer
     import threading
@@ -104,6 +107,12 @@ class Skip:
 
     reason: str
     what: str = ""
+    # Of a cell saying its offer is not offered ("N/A"), that offer's key fields (as
+    # Page.reject's `unpriced`), and the row as a reject would show it: where the same payload
+    # prices that offer too, the cell is a reject, and both copies are refused as priced
+    # twice (each_row, offers_priced_once); alone, it is counted as any skip.
+    unpriced: dict[str, str] = field(default_factory=dict)
+    row: Any = None
 
 
 Item = PriceRecord | Reject | Skip
@@ -135,9 +144,15 @@ class Page:
         return self.origin.offer(**shared)
 
     def reject(
-        self, reason: str, row: Any, sku: str = "", *, offer: dict[str, str | None] | None = None
+        self,
+        reason: str,
+        row: Any,
+        sku: str = "",
+        *,
+        offer: dict[str, str | None] | None = None,
+        unpriced: dict[str, str] | None = None,
     ) -> Reject:
-        return self.origin.reject(reason, row, sku, offer=offer)
+        return self.origin.reject(reason, row, sku, offer=offer, unpriced=unpriced)
 
     def note(self, text: str) -> None:
         self.notes.append(text)
@@ -148,6 +163,14 @@ def kept_open(cell: object, offer: dict[str, str | None]) -> dict[str, str | Non
     `offer`): `offer`, or None where the cell is the provider's word that the offer is not sold
     ("Contact us", "—", "N/A", empty or null), so that a price no longer sold is withdrawn."""
     return None if cell is None or says_no_price(cell) else offer
+
+
+def not_sold(cell: object, offer: dict[str, str]) -> dict[str, str] | None:
+    """The offer the reject of a price `cell` says is not sold (Page.reject's `unpriced`):
+    `offer` where the cell is the provider's word that it lists no price ("Contact us", "—",
+    empty or null), else None. A copy of the row that prices the offer in the same payload is
+    then refused with it, as two prices of one offer are (offers_priced_once)."""
+    return offer if cell is None or says_no_price(cell) else None
 
 
 Rows = Callable[[Page], Iterable[Any]]
@@ -178,6 +201,7 @@ def each_row(
     for payload in payloads:
         page = Page(payload, Origin.of(source, provider, payload), chips)
         records: list[PriceRecord] = []
+        unpriced: list[tuple[Skip, Any]] = []
         stated = _stated(page)
         for row in page_rows(rows, page):
             seen += 1
@@ -185,7 +209,8 @@ def each_row(
             if stated is not None:
                 made = [_in_stated(item, stated.of_row(row), row) for item in made]
             chips.row_done(loaded=any(isinstance(item, PriceRecord) for item in made))
-            _file(row, made, page, records, result.rejects, skipped)
+            _file(row, made, page, records, result.rejects, skipped, unpriced)
+        _file_unpriced(unpriced, page, records, result.rejects, skipped)
         result.records.extend(combine(records, page) if combine and records else records)
         result.notes.extend(page.notes)
     refuse_empty(result, payloads, provider, rows=seen, skipped=skipped)
@@ -253,7 +278,7 @@ def in_stated_currencies(
                 continue
             where = payload.ref or payload.name or payload.url
             reason = f"{other.reason(record.currency)} (in {where}, read with its price)"
-            result.rejects.append(_refused(record, reason))
+            result.rejects.append(refused(record, reason))
         result.records = kept
     return result
 
@@ -304,8 +329,10 @@ def _file(
     records: list[PriceRecord],
     rejects: list[Reject],
     skipped: dict[str, list[str]],
+    unpriced: list[tuple[Skip, Any]],
 ) -> None:
-    """Files what one row made; a row that made nothing becomes a reject saying so."""
+    """Files what one row made; a row that made nothing becomes a reject saying so. A skip of
+    a cell saying its offer is not offered waits in `unpriced` for the page's end."""
     empty = True
     for item in made:
         empty = False
@@ -313,10 +340,34 @@ def _file(
             records.append(item)
         elif isinstance(item, Reject):
             rejects.append(item)
+        elif item.unpriced:
+            unpriced.append((item, row))
         else:
             skipped[item.reason].append(item.what)
     if empty:
         rejects.append(page.reject(NOTHING_MADE, row))
+
+
+def _file_unpriced(
+    unpriced: list[tuple[Skip, Any]],
+    page: Page,
+    records: list[PriceRecord],
+    rejects: list[Reject],
+    skipped: dict[str, list[str]],
+) -> None:
+    """Files the page's skips of cells saying their offer is not offered ("N/A"): counted as
+    any skip, but one whose offer another copy on the page prices is a reject naming it,
+    which offers_priced_once refuses with that price (not the priced copy loaded, the offer
+    seen, while the other copy says it is not offered)."""
+    priced = {record.offer_key() for record in records}
+    for skip, row in unpriced:
+        key = page.origin.key(skip.unpriced)
+        if tuple(key.get(name, "") for name in OFFER_KEY) not in priced:
+            skipped[skip.reason].append(skip.what)
+            continue
+        why = f"{skip.what}: {skip.reason}" if skip.what else skip.reason
+        shown = row if skip.row is None else skip.row
+        rejects.append(page.reject(why, shown, unpriced=skip.unpriced))
 
 
 def _unwatched(item: Item, row: Any) -> Item:
@@ -380,44 +431,6 @@ def bounded_texts(result: ParseResult) -> ParseResult:
     result.rejects = [bounded(reject) for reject in result.rejects]
     result.notes = [cut(note) for note in result.notes]
     return result
-
-
-def offers_priced_once(result: ParseResult) -> ParseResult:
-    """`result` with an offer priced twice in one payload refused: every source, whatever its
-    parse. Two different prices (amount, upfront or currency) of one offer key are both
-    rejects, since nothing tells which the provider means; equal ones are one record."""
-    groups: dict[tuple[str, ...], list[PriceRecord]] = defaultdict(list)
-    for record in result.records:
-        groups[(record.payload_ref, *record.offer_key())].append(record)
-    if len(groups) == len(result.records):
-        return result
-    kept: list[PriceRecord] = []
-    for records in groups.values():
-        prices = {(r.price_per_hour, r.upfront, r.currency): r for r in records}
-        if len(prices) == 1:
-            kept.append(records[0])
-            continue
-        shown = ", ".join(sorted(_price_of(r) for r in prices.values()))
-        reason = (
-            f"offer {' / '.join(k for k in records[0].offer_key() if k)} is priced "
-            f"{len(records)} times in one payload ({shown}): which price "
-            "the provider means cannot be told, so none is loaded"
-        )
-        result.rejects.extend(_refused(record, reason) for record in records)
-    result.records = kept
-    return result
-
-
-def _price_of(record: PriceRecord) -> str:
-    upfront = f" + {record.upfront!r} upfront" if record.upfront else ""
-    return f"{record.price_per_hour!r}{upfront} {record.currency}/h"
-
-
-def _refused(record: PriceRecord, reason: str) -> Reject:
-    row = {name: getattr(record, name) for name in ("instance_type", "region", "zone")}
-    row |= {"price_per_hour": record.price_per_hour, "currency": record.currency}
-    row |= {"upfront": record.upfront, "extra": record.extra}
-    return Reject.of_record(record, reason, row)
 
 
 @dataclass(frozen=True)

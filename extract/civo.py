@@ -19,7 +19,7 @@ from chipcost.extract._kit import (
     price_of,
     require_columns,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, read_by
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold, read_by
 
 SOURCE_NAME = "civo"
 PROVIDER = "civo"
@@ -118,9 +118,11 @@ def offers(row: Row, page: Page) -> list[Item]:
     made: list[Item] = []
     for term, text in row.hourly.items():
         model_of = "on_demand" if term == "none" else "commitment"
+        # the offer of a cell saying it has no price: a copy of the size pricing it refuses both
+        key = {"region": REGION, "instance_type": name, "pricing_model": model_of, "term": term}
         if text.strip().lower() == NOT_OFFERED:
             said = "on demand" if term == "none" else f"{term} commitment"
-            made.append(Skip(f"{said}: not offered (N/A)", name))
+            made.append(Skip(f"{said}: not offered (N/A)", name, unpriced=key, row=shown))
             continue
         unit = " ".join(row.units.get(term, "").split())
         if unit and unit.lower() != HOURLY:
@@ -132,7 +134,7 @@ def offers(row: Row, page: Page) -> list[Item]:
             continue
         price, why = price_of(text, f"{name} {term}", PER_INSTANCE)
         if price is None:
-            made.append(page.reject(why, shown, name))
+            made.append(page.reject(why, shown, name, unpriced=not_sold(text, key)))
             continue
         made.append(offer.record(pricing_model=model_of, term=term, price_per_hour=price))
     return made or [page.reject(f"{name}: no price cell", shown, name)]

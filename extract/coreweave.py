@@ -19,7 +19,7 @@ from chipcost.extract._kit import (
     require_columns,
     slug,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, read_by
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, not_sold, read_by
 
 SOURCE_NAME = "coreweave"
 PROVIDER = "coreweave"
@@ -199,7 +199,10 @@ def offers(row: Row, page: Page) -> list[Item]:
             continue
         price, why = price_of(text, what, PER_INSTANCE)
         if price is None:
-            made.append(page.reject(why, shown, row.product))
+            # "Contact us": a copy of the row pricing its offer refuses both
+            key = {"region": row.region, "instance_type": without_marks(row.name),
+                   "pricing_model": model}  # fmt: skip
+            made.append(page.reject(why, shown, row.product, unpriced=not_sold(text, key)))
             continue
         made.append(
             page.record(

@@ -111,8 +111,10 @@ def offers(row: Row, page: Page) -> list[Item]:
         except PriceError as exc:
             made.append(page.reject(f"{what}: {exc}", shown, row.name))
             continue
-        if price is None:
-            made.append(Skip(NO_PRICE, what))
+        if price is None:  # a copy of the item pricing it refuses both (Skip.unpriced)
+            key = {"region": "global", "instance_type": row.name,
+                   "pricing_model": COLUMNS[column]}  # fmt: skip
+            made.append(Skip(NO_PRICE, what, unpriced=key, row=shown))
             continue
         made.append(offer.record(pricing_model=COLUMNS[column], price_per_hour=price))
     return made or [page.reject(f"{row.name}: no price cell", shown, row.name)]

@@ -13,7 +13,7 @@ from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import PER_GPU, price_of
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open, not_sold
 
 SOURCE_NAME = "gmicloud"
 PROVIDER = "gmicloud"
@@ -64,15 +64,19 @@ def offers(card: Card, page: Page) -> list[Item]:
     shown = {"heading": card.heading, "price": card.price, "unit": card.unit}
     model = GPU_WORD.sub("", HEADING.sub("", without_marks(card.heading)))
     name = f"1x {model}"
-    # A unit or price that cannot be read keeps the card's offer open ("Contact us": none).
+    # A unit or price that cannot be read keeps the card's offer open ("Contact us": none,
+    # unless another copy of the card prices it: both refused).
     offer = {"region": REGION, "instance_type": name, "pricing_model": "on_demand"}
     per = UNITS.get(card.unit.strip().lower())
     if per is None:
         why = f"{name}: price unit {card.unit!r} is not a GPU-hour"
-        return [page.reject(why, shown, offer=kept_open(card.price, offer))]
+        open_, unpriced = kept_open(card.price, offer), not_sold(card.price, offer)
+        return [page.reject(why, shown, offer=open_, unpriced=unpriced)]
     price, why = price_of(FROM.sub("", card.price), f"{name} price", PER_GPU)
     if price is None:
-        return [page.reject(why, shown, offer=kept_open(FROM.sub("", card.price), offer))]
+        listed = FROM.sub("", card.price)
+        open_, unpriced = kept_open(listed, offer), not_sold(listed, offer)
+        return [page.reject(why, shown, offer=open_, unpriced=unpriced)]
     extra = {
         "price_basis": "per GPU-hour",
         "listed": f"{card.price} {card.unit}",

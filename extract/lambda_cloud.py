@@ -23,7 +23,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "lambda"
 PROVIDER = "lambda"
@@ -444,18 +444,20 @@ def _page_offer(row: dict[str, Any], page: Page) -> Item:
     except ValueError as exc:
         return page.reject(str(exc), cells, sku)
     per_gpu = row["per_gpu"]
-    price, why = price_of(row["price"], f"{sku}: price", PER_GPU if per_gpu else PER_INSTANCE)
-    if price is None:
-        return page.reject(why, cells, sku)
     form = FORM_WORDS.search(gpu)
     model = FORM_WORDS.sub("", gpu).strip()
     memory = re.match(r"\s*(\d+)", row["vram"])
     chip = page.chip(gpu, float(memory[1]) if memory else None)
+    name = offer_name(count, chip, model, form[1] if form else "")
+    price, why = price_of(row["price"], f"{sku}: price", PER_GPU if per_gpu else PER_INSTANCE)
+    if price is None:  # "Contact us": a copy of the row pricing its offer refuses both
+        unpriced = not_sold(row["price"], {**ON_DEMAND, "instance_type": name})
+        return page.reject(why, cells, sku, unpriced=unpriced)
     total = price * count if per_gpu else price
     unit = "per GPU-hour" if per_gpu else "per instance-hour"
     return page.record(
         **ON_DEMAND,
-        instance_type=offer_name(count, chip, model, form[1] if form else ""),
+        instance_type=name,
         chip=chip,
         chip_count=float(count),
         price_per_hour=round(total, 6),

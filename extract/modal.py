@@ -13,7 +13,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import NOT_A_PRICE, json_price
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open, not_sold
 
 SOURCE_NAME = "modal"
 PROVIDER = "modal"
@@ -143,7 +143,11 @@ def offers(row: dict[str, Any], page: Page) -> list[Item]:
     if per_second is None:
         shown = {"label": label, "price": text}
         said = " ".join(f"listed {text!r} {row['unit']}".split())
-        return [page.reject(f"{why} ({said})", shown, offer=kept_open(text, offer))]
+        # "—" withdraws the GPU, unless another copy of its line prices it: both refused
+        unpriced = not_sold(text, offer)
+        return [
+            page.reject(f"{why} ({said})", shown, offer=kept_open(text, offer), unpriced=unpriced)
+        ]
     memory = LABEL_MEMORY.search(label)
     gb = float(memory["gb"]) if memory else MEMORY_GB.get(label.lower())
     model = LABEL_MEMORY.sub("", label)

@@ -311,15 +311,18 @@ def _cell_offer(
     name: str, chip: str, col: Column, cells: list[str], shown: dict, page: Page, marks: dict
 ) -> Item:
     # The offer a refused cell is a price of: kept open while its cell cannot be read (a term
-    # not told matches any), withdrawn when the cell says no price ("Contact us", "—").
+    # not told matches any), withdrawn when the cell says no price ("Contact us", "—"), unless
+    # another copy of the row prices it (both refused: unpriced).
     offer = {"region": REGION, "instance_type": name, "pricing_model": col.model}
     if not col.term:
         why = f"{name}: column {col.header!r} names no commitment term chipcost knows"
         return page.reject(why, shown, offer=offer | {"term": None})
     price, why = price_of(FROM.sub("", cells[col.index]), f"{name} {col.header}", PER_GPU)
     if price is None:
-        listed = not says_no_price(cells[col.index])
-        return page.reject(why, shown, offer=(offer | {"term": col.term}) if listed else None)
+        termed = offer | {"term": col.term}
+        if says_no_price(cells[col.index]):
+            return page.reject(why, shown, unpriced=termed)
+        return page.reject(why, shown, offer=termed)
     return page.record(
         region=REGION,
         instance_type=name,
