@@ -166,10 +166,12 @@ GROUP BY ALL) s ON {on} AND s.source = k.price_source".format(
 # AWS's frequency of interruption bucket of a spot offer (the Spot Instance Advisor's, Linux),
 # joined to each cost row: `interruption` its label, `interruption_max` its upper bound in
 # percent; NULL for any other row, and for a spot offer whose risk no one publishes (other
-# providers' spot, AWS types the advisor lacks).
-_SPOT = """LEFT JOIN (SELECT region AS si_region, instance_type AS si_type, interruption,
-    interruption_max FROM spot_interruptions WHERE os = 'Linux') si
-    ON k.pricing_model = 'spot' AND k.provider = 'aws' AND si.si_region = k.region
+# providers' spot, AWS types the advisor lacks). Equalities of the two sides alone (the
+# buckets' pricing model and provider their own constants): a hash join, not a nested loop.
+_SPOT = """LEFT JOIN (SELECT 'spot' AS si_model, 'aws' AS si_provider, region AS si_region,
+    instance_type AS si_type, interruption, interruption_max
+    FROM spot_interruptions WHERE os = 'Linux') si
+    ON si.si_model = k.pricing_model AND si.si_provider = k.provider AND si.si_region = k.region
     AND si.si_type = k.instance_type"""
 # What a discount rule matches on (chipcost.transform.discounts.Discount.matches).
 _DISCOUNT_KEY = ("provider", "pricing_model", "chip", "region")

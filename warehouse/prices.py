@@ -61,10 +61,13 @@ PRICE_COLUMNS = (
 
 # An AWS spot price's frequency of interruption (the Spot Instance Advisor's bucket, Linux), as
 # `si.interruption` beside per_chip_prices `p`: the prices read and the explorer's offers.
+# Each condition an equality of the two sides (the buckets' provider and pricing model their
+# own constants), so DuckDB hashes it; p.provider = 'aws' among them made it a nested loop.
 SPOT_BUCKET_JOIN = """LEFT JOIN (
-            SELECT region AS si_region, instance_type AS si_type, interruption
+            SELECT 'aws' AS si_provider, 'spot' AS si_model, region AS si_region,
+                instance_type AS si_type, interruption
             FROM spot_interruptions WHERE os = 'Linux'
-        ) si ON p.provider = 'aws' AND p.pricing_model = 'spot'
+        ) si ON si.si_provider = p.provider AND si.si_model = p.pricing_model
             AND si.si_region = p.region AND si.si_type = p.instance_type"""
 
 # What an estimated price rests on, as a column of a query over per_chip_prices `p`: the

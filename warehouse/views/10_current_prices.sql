@@ -33,5 +33,7 @@ SELECT
     stated_currency
 FROM open_rows o
 LEFT JOIN silent s USING (source)
-LEFT JOIN published p ON s.source IS NOT NULL
-    AND p.p_provider = o.provider AND p.p_type = o.instance_type;
+-- One published row at most per provider and instance type, taken only for a silent source
+-- (the CASEs above): the join's conditions are equalities alone, a hash join (with
+-- s.source IS NOT NULL among them DuckDB joined by a nested loop).
+LEFT JOIN published p ON p.p_provider = o.provider AND p.p_type = o.instance_type;

@@ -266,7 +266,8 @@ caps AS (
         min(x.cap) AS cap,
         -- of caps alike, the frontier's: a figure at the asked speed before one faster
         first(x.cap_id ORDER BY x.cap, x.ceiling) AS cap_id,
-        first(x.why ORDER BY x.cap, x.ceiling) AS why
+        first(x.why ORDER BY x.cap, x.ceiling) AS why,
+        'derived' AS origin, 'inference' AS workload  -- the figures a cap holds (capped)
     FROM (
         SELECT DISTINCT chip, model, precision, input_tokens, output_tokens
         FROM figures
@@ -301,7 +302,10 @@ capped AS (
                 ELSE f.notes END AS notes
         )
     FROM figures f
-    LEFT JOIN caps c ON f.origin = 'derived' AND f.workload = 'inference'
+    -- Every condition an equality of a figure's column and a cap's (the cap's origin and
+    -- workload its own constants): a hash join. With f.origin = 'derived' written against
+    -- the constant, DuckDB joined every figure to every cap by a nested loop.
+    LEFT JOIN caps c ON c.origin = f.origin AND c.workload = f.workload
         AND c.chip = f.chip AND c.model = f.model
         AND c.precision IS NOT DISTINCT FROM f.precision
         AND c.input_tokens IS NOT DISTINCT FROM f.input_tokens
