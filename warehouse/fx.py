@@ -137,6 +137,30 @@ class Provisional(NamedTuple):
         )
 
 
+def _easter(year: int) -> date:
+    """Easter Sunday of `year` in the Gregorian calendar (the anonymous Gregorian algorithm)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    day_of = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 19 * day_of) // 433
+    month = (h + day_of - 7 * m + 90) // 25
+    return date(year, month, (h + day_of - 7 * m + 33 * month + 19) % 32)
+
+
+def target_closed(day: date) -> bool:
+    """Whether `day` is a TARGET closing day, on which the ECB publishes no reference rate
+    (its words: rates "usually updated at around 16:00 CET every working day, except on
+    TARGET closing days"): Saturday, Sunday, 1 January, Good Friday, Easter Monday, 1 May, 25
+    and 26 December. Such a day's prices are at the working day's before it for good."""
+    if day.weekday() >= 5 or (day.month, day.day) in {(1, 1), (5, 1), (12, 25), (12, 26)}:
+        return True
+    easter = _easter(day.year)
+    return day in {easter - timedelta(days=2), easter + timedelta(days=1)}
+
+
 def provisional(
     con: duckdb.DuckDBPyConnection,
     since: date,
@@ -146,11 +170,12 @@ def provisional(
 ) -> Provisional | None:
     """The days from `since` to `until` (never past the history's newest) on which a price in
     euros (of `pricing_models` and `chips`, None: any) was in force and is converted at the
-    newest US dollar rate loaded though a working day (Monday to Friday) has come since that
-    rate's: that working day's rate may still be published and loaded, and a read made then
-    restates those days' prices. Which rate converts a day is in_force's rule, unchanged: this says
-    where it is not yet final. None when there is no such day (each day has its own rate, a
-    weekend's is Friday's for good, or no euro price was in force)."""
+    newest US dollar rate loaded though a working day (not a TARGET closing day:
+    target_closed) has come since that rate's: that working day's rate may still be published
+    and loaded, and a read made then restates those days' prices. Which rate converts a day is
+    in_force's rule, unchanged: this says where it is not yet final. None when there is no such
+    day (each day has its own rate, a weekend's or a holiday's is the working day's before it
+    for good, or no euro price was in force)."""
     newest = execute(con, "SELECT max(day) FROM fx_rates WHERE currency = 'USD'").fetchall()
     rate_day = newest[0][0] if newest else None
     if rate_day is None:
@@ -158,7 +183,7 @@ def provisional(
     # Past MAX_RATE_AGE_DAYS a day has no rate at all: its prices are left out and said so.
     last = min(until, rate_day + timedelta(days=MAX_RATE_AGE_DAYS))
     after = [rate_day + timedelta(days=n) for n in range(1, (last - rate_day).days + 1)]
-    first_working = next((d for d in after if d.weekday() < 5), None)
+    first_working = next((d for d in after if not target_closed(d)), None)
     days = [d for d in after if first_working and first_working <= d and d >= since]
     if not days:
         return None

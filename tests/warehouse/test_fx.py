@@ -189,3 +189,36 @@ def test_a_euro_price_change_is_its_own_at_the_rate_of_its_day(con):
     [change] = dict_rows(con, "SELECT * FROM price_changes WHERE change = 'changed'")
     assert (change["old_price_per_hour"], change["new_price_per_hour"]) == (4.0, 3.0)
     assert change["change_pct"] == -25.0
+
+
+@pytest.mark.parametrize(
+    ("rates_to", "until", "said"),
+    [
+        # Wednesday 24 December 2025; Christmas and St Stephen's Day are TARGET closing days,
+        # then the weekend: Monday the 29th is the first day whose own rate may still come.
+        (date(2025, 12, 24), date(2025, 12, 30), (date(2025, 12, 29), date(2025, 12, 30))),
+        # Thursday 2 April 2026; Good Friday, the weekend, Easter Monday: Tuesday the 7th.
+        (date(2026, 4, 2), date(2026, 4, 8), (date(2026, 4, 7), date(2026, 4, 8))),
+        # Thursday 30 April 2026; 1 May, then the weekend: Monday the 4th.
+        (date(2026, 4, 30), date(2026, 5, 4), (date(2026, 5, 4),)),
+    ],
+)
+def test_a_holiday_of_the_ecb_is_at_the_rate_before_it_for_good(tmp_path, rates_to, until, said):
+    from dataclasses import replace
+
+    from chipcost.warehouse.fx import provisional
+    from tests import warehouses
+    from tests.helpers import record, run_of
+
+    seen = datetime.combine(rates_to, datetime.min.time(), UTC).replace(hour=6)
+    euro = replace(record(), currency="EUR")
+    path = warehouses.of_runs(tmp_path / "w.duckdb", [run_of([euro], seen)])
+    with connect(path) as con:
+        con.execute("UPDATE price_history SET last_seen_at = $until", {"until": until})
+        con.execute(
+            "INSERT INTO fx_rates VALUES ($day, 'USD', 1.1, 'ecb-rates', $seen, 'a.xml')",
+            {"day": rates_to, "seen": seen},
+        )
+        found = provisional(con, rates_to, until)
+    assert found is not None
+    assert (found.days, found.rate_day) == (said, rates_to)
