@@ -10,8 +10,8 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
-from chipcost.extract._kit import json_price, listed_rows, parse_count
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract._kit import Offer, json_price, listed_rows, parse_count
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, not_sold
 
 SOURCE_NAME = "hyperbolic"
 PROVIDER = "hyperbolic"
@@ -92,18 +92,25 @@ def offers(vm: Any, page: Page) -> list[Item]:
         disk_gb=host_spec(vm.get("StorageGiB")),
     )
     price, why = json_price(vm.get("Price"), f"{name} Price")
+    # null: a copy of the shape pricing it refuses both (not_sold), as priced twice
     made: list[Item] = [
         offer.record(pricing_model="on_demand", price_per_hour=price)
         if price is not None
-        else page.reject(why, vm, name)
+        else page.reject(why, vm, name, unpriced=_unpriced(vm.get("Price"), offer, "on_demand"))
     ]
     spot = vm.get("SpotPrice")
     if spot in (None, "", 0):
         return made  # no spot price: not sold on spot
     spot_price, why = json_price(spot, f"{name} SpotPrice")
     if spot_price is None:
-        return [*made, page.reject(why, vm, name)]
+        return [*made, page.reject(why, vm, name, unpriced=_unpriced(spot, offer, "spot"))]
     return [*made, offer.record(pricing_model="spot", price_per_hour=spot_price)]
+
+
+def _unpriced(cell: object, offer: Offer, model: str) -> dict[str, str] | None:
+    """The offer a price `cell` saying it lists none ("Contact us") is of (Page.reject's
+    `unpriced`), else None."""
+    return not_sold(cell, {**offer.shared, "pricing_model": model})
 
 
 def _gpu_info(info: Any) -> tuple[float | None, str | None]:

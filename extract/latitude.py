@@ -19,7 +19,16 @@ from chipcost.extract._kit import (
     shape_error,
     slug,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, kept_open
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_open,
+    not_sold,
+)
 
 SOURCE_NAME = "latitude"
 PROVIDER = "latitude"
@@ -121,8 +130,9 @@ def offers(row: Any, page: Page) -> list[Item]:
     prices = pricing.get(CURRENCY) if isinstance(pricing.get(CURRENCY), dict) else {}
     cell = prices.get(PERIOD)
     price, why = json_price(cell, f"{name} {where} pricing.{CURRENCY}.{PERIOD}")
-    if price is None:
-        return [page.reject(why, region, offer=kept_open(cell, offer))]
+    if price is None:  # null: withdrawn, unless another copy of the plan prices it
+        unpriced = not_sold(cell, offer)
+        return [page.reject(why, region, offer=kept_open(cell, offer), unpriced=unpriced)]
     memory = gpu.get("vram_per_gpu")
     extra = {
         "price_basis": f"pricing.{CURRENCY}.{PERIOD}: per server-hour",

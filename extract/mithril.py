@@ -22,7 +22,16 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, each_row, kept_open
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Source,
+    each_row,
+    kept_open,
+    not_sold,
+)
 
 SOURCE_NAME = "mithril"
 PROVIDER = "mithril"
@@ -127,8 +136,9 @@ def offers(types: dict[str, dict[str, Any]], auction: Any, page: Page) -> list[I
     # Prices come as dollar strings ("$12.00"): the one place this API writes a currency mark.
     cell = auction.get("last_instance_price")
     price, why = price_of(cell, f"{name} {region} last_instance_price", PER_INSTANCE)
-    if price is None:
-        return [page.reject(why, auction, offer=kept_open(cell, offer))]
+    if price is None:  # null: withdrawn, unless another copy of the auction prices it
+        unpriced = not_sold(cell, offer)
+        return [page.reject(why, auction, offer=kept_open(cell, offer), unpriced=unpriced)]
     memory = kind.get("gpu_memory_gb")
     memory = float(memory) if isinstance(memory, int | float) and memory > 0 else None
     return [

@@ -19,7 +19,16 @@ from chipcost.extract._kit import (
     parse_count,
 )
 from chipcost.extract._resale import seller, with_part
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, kept_open
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_open,
+    not_sold,
+)
 
 SOURCE_NAME = "shadeform"
 PROVIDER = "shadeform"
@@ -134,7 +143,12 @@ def _one_reject(rejects: list[Reject], row: Any, name: str) -> Reject:
     share (a region they differ in matches any); by the type's name where they name none."""
     offers = [r.offer for r in rejects]
     shared = {k: v for k, v in offers[0].items() if all(o.get(k) == v for o in offers)}
-    return replace(rejects[0], row=row, sku="" if shared else name, offer=shared)
+    # the offer a cell saying it has no price is of, where it is one (one region): a reject
+    # holds one (Reject.unpriced), so a type listed in several regions names none
+    unpriced = (
+        rejects[0].unpriced if all(r.unpriced == rejects[0].unpriced for r in rejects) else {}
+    )
+    return replace(rejects[0], row=row, sku="" if shared else name, offer=shared, unpriced=unpriced)
 
 
 def _entry(
@@ -160,7 +174,8 @@ def _entry(
     if price is None:
         named = {"region": region.strip(), "pricing_model": model}
         named["instance_type"] = offer.shared["instance_type"]
-        return page.reject(why, place, offer=kept_open(cell, named))
+        # null: withdrawn, unless another copy of the type prices it there (both refused)
+        return page.reject(why, place, offer=kept_open(cell, named), unpriced=not_sold(cell, named))
     return offer.record(
         region=region.strip(),
         pricing_model=model,

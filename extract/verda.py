@@ -33,6 +33,7 @@ from chipcost.extract.base import (
     Source,
     each_row,
     kept_open,
+    not_sold,
 )
 
 SOURCE_NAME = "verda"
@@ -253,7 +254,10 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
             offer = _offers_of(name, plan=plan)
             if field != "price_per_hour":
                 offer |= {"pricing_model": model, "term": "none"}
-            made.append(page.reject(why, row, offer=kept_open(value, offer)))
+            # null: withdrawn, unless another copy of the type prices it (both refused)
+            key = {"region": REGION, "instance_type": name, "pricing_model": model, "plan": plan}
+            unpriced = not_sold(value, key)
+            made.append(page.reject(why, row, offer=kept_open(value, offer), unpriced=unpriced))
             continue
         extra = {"field": field}
         if row.get("max_dynamic_price") and plan == "dynamic":

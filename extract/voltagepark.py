@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open, not_sold
 
 SOURCE_NAME = "voltagepark"
 PROVIDER = "voltagepark"
@@ -168,8 +168,9 @@ def _preset(preset: Any, page: Page) -> list[Item]:
     offer = {"region": REGION, "instance_type": name, "pricing_model": "on_demand"}
     cell = preset.get("compute_rate_hourly")
     price, why = json_price(cell, f"{name} compute_rate_hourly")
-    if price is None:
-        return [page.reject(why, preset, offer=kept_open(cell, offer))]
+    if price is None:  # null: withdrawn, unless another copy of the preset prices it
+        unpriced = not_sold(cell, offer)
+        return [page.reject(why, preset, offer=kept_open(cell, offer), unpriced=unpriced)]
     extra = {
         "price_basis": "compute_rate_hourly per instance-hour; storage billed beside it",
         "storage_rate_hourly": preset.get("storage_rate_hourly"),
