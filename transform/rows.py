@@ -53,6 +53,7 @@ class FigureRow(TypedDict, total=False):
     deployment: str | None
     lower_bound: bool
     superseded: bool
+    within_bounds: bool  # not a single stream, its first token within ttft_bound_ms
 
 
 class CostRow(TypedDict, total=False):

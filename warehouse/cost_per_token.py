@@ -449,7 +449,7 @@ def figures(
             "input_tokens, output_tokens, precision, chips, sequence_length, batch_size, "
             "published_model, scenario, tokens_per_second_per_user, operating_point, source_date, "
             "software, system, ttft_ms, tpot_ms, concurrency, ttft_bound_ms, single_stream, "
-            "interpolated, source_url, curve, deployment, lower_bound, superseded "
+            "interpolated, source_url, curve, deployment, lower_bound, superseded, within_bounds "
             f"FROM {ranked_at(con, point, [model])} "
             "WHERE model = $model AND workload = $workload ORDER BY chip, throughput_id",
             {"model": model, "workload": workload},
@@ -482,7 +482,7 @@ def throughput_listing(
     return frame_of(
         relation(
             con,
-            f"SELECT * FROM {ranked} WHERE {where.sql()} "
+            f"SELECT * EXCLUDE (within_bounds) FROM {ranked} WHERE {where.sql()} "
             "ORDER BY model, workload, chip, choice_rank",
             where.params or None,
         )

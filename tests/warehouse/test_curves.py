@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from chipcost.warehouse.cost_per_token import Point, figures, throughput_listing
+
 SOURCE = "a load sweep under test"
 # One chip's sweep at 1,000 in / 1,000 out tokens (tokens/s per user, tokens/s per chip, TTFT
 # in ms, concurrency): the throughput per chip rises as each user's speed falls; the last
@@ -110,3 +112,16 @@ def test_the_best_publication_point_not_the_middle(con):
     _add(con, "B200", [(30.0, 1000.0, 500.0, 32), (20.0, 2000.0, 800.0, 64)])
     _add(con, "B200", [(30.0, 3000.0, 500.0, 32), (20.0, 4000.0, 800.0, 64)], source="better")
     assert _chosen(con, "B200", "25")["tps"] == pytest.approx(3500.0)
+
+
+def test_the_figures_read_carries_whether_each_point_is_within_the_bounds(sweep):
+    # cost's advice ("figures answer no speed") reads this one column, not a second copy of
+    # the rule: c1 is a single stream, c256's first token (9 s) is after the 2 s bound
+    rows = figures(sweep, "curve-model", "inference").rows
+    within = {r["throughput_id"].rsplit("-", 1)[1]: r["within_bounds"] for r in rows}
+    assert within == {"c1": False, "c8": True, "c16": True, "c64": True, "c256": False}
+    # with --ttft 10s c256 is within; c1 never is
+    wider = figures(sweep, "curve-model", "inference", Point(ttft_ms=10_000)).rows
+    assert {r["throughput_id"]: r["within_bounds"] for r in wider}[f"H100-SXM-{SOURCE}-c256"]
+    # `throughput list` prints what `throughput add` takes back: not this column
+    assert "within_bounds" not in throughput_listing(sweep, models=["curve-model"]).columns

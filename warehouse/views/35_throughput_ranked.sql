@@ -399,7 +399,10 @@ SELECT
     at_speed AND asked_speed <> 'max' AND origin <> 'derived' AND concurrency IS NOT NULL
         AND throughput_id NOT LIKE '%@%'
         AND tokens_per_second_per_user > 1.02 * TRY_CAST(asked_speed AS DOUBLE)
-        AS lower_bound
+        AS lower_bound,
+    -- not a single stream, and its first token within the bound: the figure answers some
+    -- speed (`cost`'s advice reads it; `throughput list` leaves it out, as `add` takes it back)
+    within_bounds
 FROM ranked;
 
 CREATE OR REPLACE VIEW throughput_ranked AS FROM throughput_at();
