@@ -20,7 +20,7 @@ from chipcost.extract._kit import (
     load_json,
     parse_count,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip
+from chipcost.extract.base import FetchContext, Item, Page, Skip, not_sold
 
 SIZES_PATH = "/v2/sizes"
 PAGE_SIZE = 200  # the API's maximum page size
@@ -107,8 +107,10 @@ def size_offers(size: Any, page: Page) -> list[Item]:
         return [page.reject(f"{slug}: {exc}", size, slug)]
     model = str(gpu.get("model") or "")
     price, why = json_price(size.get("price_hourly"), f"{slug} price_hourly")
-    if price is None or not model:
-        return [page.reject(why or f"{slug}: gpu_info has no model", size, slug)]
+    if price is None:
+        return [page.reject(why, size, slug), *_not_sold(size, slug, why)]
+    if not model:
+        return [page.reject(f"{slug}: gpu_info has no model", size, slug)]
     regions = [str(r) for r in size.get("regions") or [] if r]
     if not regions or size.get("available") is False:
         return [Skip(UNAVAILABLE, slug)]
@@ -133,6 +135,22 @@ def size_offers(size: Any, page: Page) -> list[Item]:
         )
         for region in regions
     ]
+
+
+def _not_sold(size: dict[str, Any], slug: str, why: str) -> list[Item]:
+    """Of a price saying the size has none (null, "Contact us"), a quiet skip of its offer in
+    each region: another copy of the size pricing one refuses both, as priced twice
+    (Skip.unpriced); alone, the size's reject says it."""
+    listed = size.get("regions")
+    regions = [str(r) for r in listed if r] if isinstance(listed, list) else []
+    if size.get("available") is False or too_many_places(regions, slug):
+        return []
+    made: list[Item] = []
+    for region in regions:
+        offer = {"region": region, "instance_type": slug, "pricing_model": "on_demand"}
+        if unpriced := not_sold(size.get("price_hourly"), offer):
+            made.append(Skip(why, unpriced=unpriced, row=size, quiet=True))
+    return made
 
 
 def _memory_per_gpu(gpu: dict[str, Any], count: int) -> float | None:

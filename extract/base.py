@@ -113,6 +113,10 @@ class Skip:
     # twice (each_row, offers_priced_once); alone, it is counted as any skip.
     unpriced: dict[str, str] = field(default_factory=dict)
     row: Any = None
+    # Of an unpriced skip that is no row left out (a null spot price: not sold on spot, the
+    # row's other prices loaded; one offer of several a refused row's price names): alone, it
+    # is counted nowhere.
+    quiet: bool = False
 
 
 Item = PriceRecord | Reject | Skip
@@ -363,7 +367,8 @@ def _file_unpriced(
     for skip, row in unpriced:
         key = page.origin.key(skip.unpriced)
         if tuple(key.get(name, "") for name in OFFER_KEY) not in priced:
-            skipped[skip.reason].append(skip.what)
+            if not skip.quiet:
+                skipped[skip.reason].append(skip.what)
             continue
         why = f"{skip.what}: {skip.reason}" if skip.what else skip.reason
         shown = row if skip.row is None else skip.row

@@ -11,7 +11,7 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import json_price, listed_rows
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "cudo"
 PROVIDER = "cudo"
@@ -86,9 +86,13 @@ def offers(kind: Any, page: Page) -> list[Item]:
     gpu = str(kind.get("gpuModel") or "").strip()
     if not gpu or not kind.get("gpuModelId"):
         return [Skip("a CPU-only machine type: no accelerator to price", name)]
-    price, why = json_price(_value(kind.get("gpuPriceHr")), f"{name} {place} gpuPriceHr")
-    if price is None:
-        return [page.reject(why, kind, name)]
+    listed = kind.get("gpuPriceHr")
+    price, why = json_price(_value(listed), f"{name} {place} gpuPriceHr")
+    if price is None:  # null: a copy of the machine type pricing it there refuses both
+        cell = _value(listed) if isinstance(listed, dict) else listed
+        offer = {"region": place, "instance_type": f"1x {gpu} ({name})"}
+        unpriced = not_sold(cell, {**offer, "pricing_model": "on_demand"})
+        return [page.reject(why, kind, name, unpriced=unpriced)]
     rates = {key: _value(kind.get(field)) for key, field in RESOURCES.items()}
     extra = {
         "price_basis": "per GPU-hour; vCPU, memory, disk and IPv4 are billed beside it",

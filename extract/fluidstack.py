@@ -16,7 +16,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "fluidstack"
 PROVIDER = "fluidstack"
@@ -73,9 +73,10 @@ def offers(plan: Any, page: Page) -> list[Item]:
     gpu = str(plan.get("gpu_type") or "").strip() if isinstance(plan, dict) else ""
     if not gpu:
         return [page.reject(f"configuration {plan!r:.80} has no gpu_type", plan)]
-    price, why = json_price(plan.get("price_per_gpu_hr"), f"{gpu} price_per_gpu_hr")
+    cell = plan.get("price_per_gpu_hr")
+    price, why = json_price(cell, f"{gpu} price_per_gpu_hr")
     if price is None:
-        return [page.reject(why, plan, gpu)]
+        return [page.reject(why, plan, gpu), *_not_sold(cell, plan, gpu, why)]
     counts, regions = plan.get("gpu_counts"), plan.get("regions")
     if not isinstance(counts, list) or not counts or not isinstance(regions, list) or not regions:
         return [page.reject(f"{gpu}: no gpu_counts or regions listed", plan, gpu)]
@@ -105,6 +106,31 @@ def offers(plan: Any, page: Page) -> list[Item]:
                     },
                 )
             )
+    return made
+
+
+def _not_sold(cell: object, plan: dict[str, Any], gpu: str, why: str) -> list[Item]:
+    """Of a price saying the GPU type has none (null, "Contact us"), a quiet skip of each offer
+    it names (a GPU count in a region): another copy of the type pricing one refuses both, as
+    priced twice (Skip.unpriced); alone, the type's reject says it."""
+    counts, regions = plan.get("gpu_counts"), plan.get("regions")
+    if (
+        not isinstance(counts, list)
+        or not isinstance(regions, list)
+        or too_many_places(regions, gpu)
+    ):
+        return []
+    made: list[Item] = []
+    for count in counts:
+        try:
+            gpus = parse_count(count)
+        except ValueError:
+            continue
+        for region in regions:
+            offer = {"region": str(region), "instance_type": f"{gpu}::{gpus}"}
+            unpriced = not_sold(cell, {**offer, "pricing_model": "on_demand"})
+            if unpriced:
+                made.append(Skip(why, unpriced=unpriced, row=plan, quiet=True))
     return made
 
 

@@ -11,7 +11,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import Offer, json_price, listed_rows, parse_count
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, not_sold
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "hyperbolic"
 PROVIDER = "hyperbolic"
@@ -99,7 +99,10 @@ def offers(vm: Any, page: Page) -> list[Item]:
         else page.reject(why, vm, name, unpriced=_unpriced(vm.get("Price"), offer, "on_demand"))
     ]
     spot = vm.get("SpotPrice")
-    if spot in (None, "", 0):
+    if spot in (None, ""):  # not sold on spot: said nowhere, unless a copy prices it there
+        _, why = json_price(spot, f"{name} SpotPrice")
+        return [*made, Skip(why, unpriced=_unpriced(spot, offer, "spot"), row=vm, quiet=True)]
+    if spot == 0:
         return made  # no spot price: not sold on spot
     spot_price, why = json_price(spot, f"{name} SpotPrice")
     if spot_price is None:

@@ -12,7 +12,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import json_price, listed_rows
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "jarvislabs"
 PROVIDER = "jarvislabs"
@@ -77,13 +77,19 @@ def offers(row: Any, page: Page) -> list[Item]:
     chip = page.chip(gpu, _number(row.get("vram")))
     # Spot is sold for containers only; a VM row's spot_price is not a price one can rent at.
     prices = [("on_demand", "price_per_hour")]
+    made: list[Item] = []
     if kind == "container" and row.get("spot_price") not in (None, 0):
         prices.append(("spot", "spot_price"))
-    made: list[Item] = []
+    elif kind == "container" and row.get("spot_price") is None:
+        # not sold on spot: said nowhere, unless another copy of the row prices it (both refused)
+        spot = {"region": region, "instance_type": name, "pricing_model": "spot"}
+        _, why = json_price(None, f"{name} {region} spot_price")
+        made.append(Skip(why, unpriced=spot, row=row, quiet=True))
     for model, field in prices:
         price, why = json_price(row.get(field), f"{name} {region} {field}")
-        if price is None:
-            made.append(page.reject(why, row, gpu))
+        if price is None:  # null: a copy of the row pricing it refuses both
+            offer = {"region": region, "instance_type": name, "pricing_model": model}
+            made.append(page.reject(why, row, gpu, unpriced=not_sold(row.get(field), offer)))
             continue
         made.append(_offer(page, row, (name, region, chip, model, price)))
     return made

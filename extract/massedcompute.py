@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "massedcompute"
 PROVIDER = "massedcompute"
@@ -104,9 +104,12 @@ def offers(entry: Any, page: Page) -> list[Item]:
         count = parse_count(described["count"])
     except ValueError as exc:
         return [page.reject(str(exc), entry, name)]
-    cents, why = json_price(kind.get("price_cents_per_hour"), f"{name} price_cents_per_hour")
-    if cents is None:
-        return [page.reject(why, entry, name)]
+    cell = kind.get("price_cents_per_hour")
+    cents, why = json_price(cell, f"{name} price_cents_per_hour")
+    model = "spot" if SPOT.search(described["rest"]) else "on_demand"
+    if cents is None:  # null: a copy of the configuration pricing it refuses both
+        offer = {"region": REGION, "instance_type": name, "pricing_model": model}
+        return [page.reject(why, entry, name, unpriced=not_sold(cell, offer))]
     memory = float(described["memory"]) if described["memory"] else None
     specs = kind.get("specs") if isinstance(kind.get("specs"), dict) else {}
     regions = entry.get("regions_with_capacity_available") or []
@@ -123,7 +126,7 @@ def offers(entry: Any, page: Page) -> list[Item]:
             instance_type=name,
             chip=page.chip(described["model"].strip(), memory),
             chip_count=float(count),
-            pricing_model="spot" if SPOT.search(described["rest"]) else "on_demand",
+            pricing_model=model,
             price_per_hour=round(cents / 100, 6),
             sku=name,
             extra={k: v for k, v in extra.items() if v is not None},

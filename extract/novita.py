@@ -12,7 +12,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import json_price, listed_rows
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "novita"
 PROVIDER = "novita"
@@ -76,9 +76,13 @@ def offers(product: Any, page: Page) -> list[Item]:
     name = str(product.get("name") or "").strip()
     if not sku or not name:
         return [page.reject("product has no id or name", product, sku)]
-    units, why = json_price(product.get("price"), f"{sku} price")
+    cell = product.get("price")
+    units, why = json_price(cell, f"{sku} price")
     if units is None:
-        return [page.reject(why, product, sku)]
+        return [
+            page.reject(why, product, sku),
+            *_not_sold(cell, product, f"1x {name} ({sku})", why),
+        ]
     regions = product.get("regions")
     if not isinstance(regions, list):
         return [page.reject(f"{sku}: regions {regions!r:.40} is not a list", product, sku)]
@@ -115,6 +119,24 @@ def offers(product: Any, page: Page) -> list[Item]:
         )
         for code in codes
     ]
+
+
+def _not_sold(cell: object, product: dict[str, Any], name: str, why: str) -> list[Item]:
+    """Of a price saying the product has none (null, "Contact us"), a quiet skip of its offer
+    `name` in each region: another copy of the product pricing one refuses both, as priced
+    twice (Skip.unpriced); alone, the product's reject says it."""
+    regions = product.get("regions")
+    if not isinstance(regions, list) or _too_long(name, [("a region", r) for r in regions]):
+        return []
+    codes = [_region(r) for r in regions if isinstance(r, str) and r.strip()]
+    if too_many_places(codes, name):
+        return []
+    made: list[Item] = []
+    for code in codes:
+        offer = {"region": code, "instance_type": name, "pricing_model": "on_demand"}
+        if unpriced := not_sold(cell, offer):
+            made.append(Skip(why, unpriced=unpriced, row=product, quiet=True))
+    return made
 
 
 def _too_long(sku: str, texts: list[tuple[str, object]]) -> str | None:

@@ -19,7 +19,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "paperspace"
 PROVIDER = "paperspace"
@@ -109,8 +109,9 @@ def offers(kind: Any, page: Page) -> list[Item]:
     if hourly is None:
         return [Skip("no hourly rate: rented by the month only", label)]
     price, why = json_price(hourly.get("rate"), f"{label} hourly rate")
-    if price is None:
-        return [page.reject(why, kind, label)]
+    if price is None:  # null: a copy of the machine type pricing it refuses both
+        offer = {"region": REGION, "instance_type": label, "pricing_model": "on_demand"}
+        return [page.reject(why, kind, label, unpriced=not_sold(hourly.get("rate"), offer))]
     available = [a.get("region") for a in kind.get("availability") or [] if isinstance(a, dict)]
     monthly = rates.entries.get(MONTHLY)
     extra = {

@@ -16,7 +16,16 @@ from chipcost.extract._fx import ECB_DAILY
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import json_price, listed_rows, parse_count
 from chipcost.extract._rates import with_archived_rates
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, each_row
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    each_row,
+    not_sold,
+)
 
 SOURCE_NAME = "seeweb"
 PROVIDER = "seeweb"
@@ -94,9 +103,12 @@ def offers(plan: Any, page: Page) -> list[Item]:
         count = parse_count(plan.get("gpu"))
     except ValueError as exc:
         return [page.reject(f"{name}: {exc}", plan, name)]
-    eur, why = json_price(plan.get("hourly_price"), f"{name} hourly_price")
-    if eur is None or not label:
-        return [page.reject(why or f"{name}: a GPU plan without gpu_label", plan, name)]
+    cell = plan.get("hourly_price")
+    eur, why = json_price(cell, f"{name} hourly_price")
+    if eur is None:
+        return [page.reject(why, plan, name), *_not_sold(cell, plan, name, why)]
+    if not label:
+        return [page.reject(f"{name}: a GPU plan without gpu_label", plan, name)]
     regions = _regions(plan)
     if not regions:
         return [page.reject(f"{name}: the plan lists no region to rent it in", plan, name)]
@@ -127,6 +139,21 @@ def offers(plan: Any, page: Page) -> list[Item]:
         )
         for region in regions
     ]
+
+
+def _not_sold(cell: object, plan: dict[str, Any], name: str, why: str) -> list[Item]:
+    """Of a price saying the plan has none (null, "Contact us"), a quiet skip of its offer in
+    each region: another copy of the plan pricing one refuses both, as priced twice
+    (Skip.unpriced); alone, the plan's reject says it."""
+    regions = _regions(plan)
+    if too_many_places(regions, name):
+        return []
+    made: list[Item] = []
+    for region in regions:
+        offer = {"region": region, "instance_type": name, "pricing_model": "on_demand"}
+        if unpriced := not_sold(cell, offer):
+            made.append(Skip(why, unpriced=unpriced, row=plan, quiet=True))
+    return made
 
 
 def _regions(plan: dict[str, Any]) -> list[str]:

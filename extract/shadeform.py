@@ -135,20 +135,23 @@ def offers(row: Any, page: Page) -> list[Item]:
     for item in made:
         if isinstance(item, Reject):
             refused.setdefault(item.reason, []).append(item)
-    return [*kept, *(_one_reject(same, row, name) for same in refused.values())]
+    return [*kept, *(item for same in refused.values() for item in _one_reject(same, row, name))]
 
 
-def _one_reject(rejects: list[Reject], row: Any, name: str) -> Reject:
+def _one_reject(rejects: list[Reject], row: Any, name: str) -> list[Item]:
     """One reject of the row for the entries refused for one reason, naming what their offers
-    share (a region they differ in matches any); by the type's name where they name none."""
+    share (a region they differ in matches any); by the type's name where they name none.
+    Where a cell saying it has no price is of the offers of several regions, a quiet skip of
+    each, so that another copy of the type pricing one refuses both (a reject holds one offer,
+    Reject.unpriced)."""
     offers = [r.offer for r in rejects]
     shared = {k: v for k, v in offers[0].items() if all(o.get(k) == v for o in offers)}
-    # the offer a cell saying it has no price is of, where it is one (one region): a reject
-    # holds one (Reject.unpriced), so a type listed in several regions names none
-    unpriced = (
-        rejects[0].unpriced if all(r.unpriced == rejects[0].unpriced for r in rejects) else {}
-    )
-    return replace(rejects[0], row=row, sku="" if shared else name, offer=shared, unpriced=unpriced)
+    first = rejects[0].unpriced
+    one = replace(rejects[0], row=row, sku="" if shared else name, offer=shared, unpriced={})
+    if all(r.unpriced == first for r in rejects):
+        return [replace(one, unpriced=first)]
+    said = [Skip(r.reason, unpriced=r.unpriced, row=row, quiet=True) for r in rejects]
+    return [one, *(skip for skip in said if skip.unpriced)]
 
 
 def _entry(

@@ -246,7 +246,13 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
     made: list[Item] = []
     for field, model, plan in PRICE_FIELDS:
         value = row.get(field)
-        if field in OPTIONAL and (value is None or _is_zero(value)):
+        key = {"region": REGION, "instance_type": name, "pricing_model": model, "plan": plan}
+        if field in OPTIONAL and value is None:
+            # not sold so: said nowhere, unless another copy of the type prices it (both refused)
+            _, why = json_price(value, f"{name} {field}")
+            made.append(Skip(why, unpriced=key, row=row, quiet=True))
+            continue
+        if field in OPTIONAL and _is_zero(value):
             continue
         price, why = json_price(value, f"{name} {field}")
         if price is None:
@@ -255,7 +261,6 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
             if field != "price_per_hour":
                 offer |= {"pricing_model": model, "term": "none"}
             # null: withdrawn, unless another copy of the type prices it (both refused)
-            key = {"region": REGION, "instance_type": name, "pricing_model": model, "plan": plan}
             unpriced = not_sold(value, key)
             made.append(page.reject(why, row, offer=kept_open(value, offer), unpriced=unpriced))
             continue

@@ -16,7 +16,7 @@ from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import json_price, listed_rows, load_json
 from chipcost.extract._slices import SliceError, memory_share, share_of
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
 
 SOURCE_NAME = "vultr"
 PROVIDER = "vultr"
@@ -250,10 +250,17 @@ def _offers(plan: dict, page: Page, chip: str, count: float, extra: dict) -> lis
             made.append(Skip(NOT_PREEMPTIBLE, name))
         else:
             prices.append(("spot", "hourly_cost_preemptible"))
+    elif (
+        plan.get("hourly_cost_preemptible") is None and plan.get("deploy_preemptible") is not False
+    ):
+        # not preemptible: said nowhere, unless another copy of the plan prices it (both refused)
+        _, why = json_price(None, f"{name} hourly_cost_preemptible")
+        made.extend(_not_sold(None, name, locations, "spot", why, plan))
     for model, field in prices:
         price, why = json_price(plan.get(field), f"{name} {field}")
         if price is None:
             made.append(page.reject(why, plan, name))
+            made.extend(_not_sold(plan.get(field), name, locations, model, why, plan))
             continue
         made.extend(
             page.record(
@@ -274,6 +281,21 @@ def _offers(plan: dict, page: Page, chip: str, count: float, extra: dict) -> lis
             )
             for location in locations
         )
+    return made
+
+
+def _not_sold(
+    cell: object, name: str, locations: list[str], model: str, why: str, plan: dict
+) -> list[Item]:
+    """Of a price saying the plan has none in `model` (null, "Contact us"), a quiet skip of its
+    offer in each location: another copy of the plan pricing one refuses both, as priced twice
+    (Skip.unpriced); alone, the plan's reject (or nothing, of a null preemptible price) says
+    it."""
+    made: list[Item] = []
+    for location in locations:
+        offer = {"region": location, "instance_type": name, "pricing_model": model}
+        if unpriced := not_sold(cell, offer):
+            made.append(Skip(why, unpriced=unpriced, row=plan, quiet=True))
     return made
 
 
