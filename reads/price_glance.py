@@ -50,7 +50,8 @@ PRICE_DECIMALS = {"hour": 4, "month": 2, "year": 2}
 _COMMITS = {m.code for m in PRICING_MODEL_TABLE if m.commits}
 KINDS = GLANCE_KINDS
 # Whether a region is restricted, asked once a region: a glance asks it of every current
-# price, 73,000 patterns matched at ten years of history for a few hundred regions (0.9 s).
+# price, three times over, 73,012 of them at ten years of history in 46 regions (about 0.15 s
+# of the command's CPU matching the rule's patterns again and again).
 _restricted = cache(restricted_region)
 
 
