@@ -169,6 +169,14 @@ def kept_open(cell: object, offer: dict[str, str | None]) -> dict[str, str | Non
     return None if cell is None or says_no_price(cell) else offer
 
 
+def kept_sku(cell: object, sku: str) -> str:
+    """The sku the reject of a price `cell` the parser refused keeps open (Page.reject's `sku`),
+    as kept_open: `sku`, or "" where the cell says the offer is not sold, since the warehouse
+    keeps every offer of a refused row's sku open, and records carrying the same sku would not
+    be withdrawn (daytona's GPU, hyperbolic's type, fluidstack's GPU type, ...)."""
+    return "" if cell is None or says_no_price(cell) else sku
+
+
 def not_sold(cell: object, offer: dict[str, str]) -> dict[str, str] | None:
     """The offer the reject of a price `cell` says is not sold (Page.reject's `unpriced`):
     `offer` where the cell is the provider's word that it lists no price ("Contact us", "—",

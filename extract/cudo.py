@@ -11,7 +11,16 @@ from chipcost.extract import _fetch
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import json_price, listed_rows
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "cudo"
 PROVIDER = "cudo"
@@ -92,7 +101,7 @@ def offers(kind: Any, page: Page) -> list[Item]:
         cell = _value(listed) if isinstance(listed, dict) else listed
         offer = {"region": place, "instance_type": f"1x {gpu} ({name})"}
         unpriced = not_sold(cell, {**offer, "pricing_model": "on_demand"})
-        return [page.reject(why, kind, name, unpriced=unpriced)]
+        return [page.reject(why, kind, kept_sku(cell, name), unpriced=unpriced)]
     rates = {key: _value(kind.get(field)) for key, field in RESOURCES.items()}
     extra = {
         "price_basis": "per GPU-hour; vCPU, memory, disk and IPv4 are billed beside it",

@@ -16,7 +16,16 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "fluidstack"
 PROVIDER = "fluidstack"
@@ -76,7 +85,7 @@ def offers(plan: Any, page: Page) -> list[Item]:
     cell = plan.get("price_per_gpu_hr")
     price, why = json_price(cell, f"{gpu} price_per_gpu_hr")
     if price is None:
-        return [page.reject(why, plan, gpu), *_not_sold(cell, plan, gpu, why)]
+        return [page.reject(why, plan, kept_sku(cell, gpu)), *_not_sold(cell, plan, gpu, why)]
     counts, regions = plan.get("gpu_counts"), plan.get("regions")
     if not isinstance(counts, list) or not counts or not isinstance(regions, list) or not regions:
         return [page.reject(f"{gpu}: no gpu_counts or regions listed", plan, gpu)]

@@ -11,7 +11,16 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import Offer, json_price, listed_rows, parse_count
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "hyperbolic"
 PROVIDER = "hyperbolic"
@@ -96,7 +105,12 @@ def offers(vm: Any, page: Page) -> list[Item]:
     made: list[Item] = [
         offer.record(pricing_model="on_demand", price_per_hour=price)
         if price is not None
-        else page.reject(why, vm, name, unpriced=_unpriced(vm.get("Price"), offer, "on_demand"))
+        else page.reject(
+            why,
+            vm,
+            kept_sku(vm.get("Price"), name),
+            unpriced=_unpriced(vm.get("Price"), offer, "on_demand"),
+        )
     ]
     spot = vm.get("SpotPrice")
     if spot in (None, ""):  # not sold on spot: said nowhere, unless a copy prices it there
@@ -106,7 +120,8 @@ def offers(vm: Any, page: Page) -> list[Item]:
         return made  # no spot price: not sold on spot
     spot_price, why = json_price(spot, f"{name} SpotPrice")
     if spot_price is None:
-        return [*made, page.reject(why, vm, name, unpriced=_unpriced(spot, offer, "spot"))]
+        said = page.reject(why, vm, kept_sku(spot, name), unpriced=_unpriced(spot, offer, "spot"))
+        return [*made, said]
     return [*made, offer.record(pricing_model="spot", price_per_hour=spot_price)]
 
 

@@ -12,7 +12,16 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import json_price, listed_rows
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "jarvislabs"
 PROVIDER = "jarvislabs"
@@ -89,7 +98,8 @@ def offers(row: Any, page: Page) -> list[Item]:
         price, why = json_price(row.get(field), f"{name} {region} {field}")
         if price is None:  # null: a copy of the row pricing it refuses both
             offer = {"region": region, "instance_type": name, "pricing_model": model}
-            made.append(page.reject(why, row, gpu, unpriced=not_sold(row.get(field), offer)))
+            cell = row.get(field)
+            made.append(page.reject(why, row, kept_sku(cell, gpu), unpriced=not_sold(cell, offer)))
             continue
         made.append(_offer(page, row, (name, region, chip, model, price)))
     return made

@@ -18,7 +18,16 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "massedcompute"
 PROVIDER = "massedcompute"
@@ -109,7 +118,7 @@ def offers(entry: Any, page: Page) -> list[Item]:
     model = "spot" if SPOT.search(described["rest"]) else "on_demand"
     if cents is None:  # null: a copy of the configuration pricing it refuses both
         offer = {"region": REGION, "instance_type": name, "pricing_model": model}
-        return [page.reject(why, entry, name, unpriced=not_sold(cell, offer))]
+        return [page.reject(why, entry, kept_sku(cell, name), unpriced=not_sold(cell, offer))]
     memory = float(described["memory"]) if described["memory"] else None
     specs = kind.get("specs") if isinstance(kind.get("specs"), dict) else {}
     regions = entry.get("regions_with_capacity_available") or []

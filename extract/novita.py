@@ -12,7 +12,16 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import json_price, listed_rows
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "novita"
 PROVIDER = "novita"
@@ -80,7 +89,7 @@ def offers(product: Any, page: Page) -> list[Item]:
     units, why = json_price(cell, f"{sku} price")
     if units is None:
         return [
-            page.reject(why, product, sku),
+            page.reject(why, product, kept_sku(cell, sku)),
             *_not_sold(cell, product, f"1x {name} ({sku})", why),
         ]
     regions = product.get("regions")

@@ -19,7 +19,16 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "paperspace"
 PROVIDER = "paperspace"
@@ -111,7 +120,8 @@ def offers(kind: Any, page: Page) -> list[Item]:
     price, why = json_price(hourly.get("rate"), f"{label} hourly rate")
     if price is None:  # null: a copy of the machine type pricing it refuses both
         offer = {"region": REGION, "instance_type": label, "pricing_model": "on_demand"}
-        return [page.reject(why, kind, label, unpriced=not_sold(hourly.get("rate"), offer))]
+        cell = hourly.get("rate")
+        return [page.reject(why, kind, kept_sku(cell, label), unpriced=not_sold(cell, offer))]
     available = [a.get("region") for a in kind.get("availability") or [] if isinstance(a, dict)]
     monthly = rates.entries.get(MONTHLY)
     extra = {

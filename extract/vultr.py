@@ -16,7 +16,16 @@ from chipcost.extract._formats import Format, Rows
 from chipcost.extract._host_sizes import host_spec
 from chipcost.extract._kit import json_price, listed_rows, load_json
 from chipcost.extract._slices import SliceError, memory_share, share_of
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "vultr"
 PROVIDER = "vultr"
@@ -259,7 +268,7 @@ def _offers(plan: dict, page: Page, chip: str, count: float, extra: dict) -> lis
     for model, field in prices:
         price, why = json_price(plan.get(field), f"{name} {field}")
         if price is None:
-            made.append(page.reject(why, plan, name))
+            made.append(page.reject(why, plan, kept_sku(plan.get(field), name)))
             made.extend(_not_sold(plan.get(field), name, locations, model, why, plan))
             continue
         made.extend(

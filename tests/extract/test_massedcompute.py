@@ -39,9 +39,11 @@ def test_a_cpu_configuration_is_counted_and_unpriced_ones_are_rejects():
     assert "CPU-only configuration" in " ".join(parse([payload("gpu-inventory.json")]).notes)
     result = parse([payload("bad-rows.json")])
     assert [r.instance_type for r in result.records] == ["gpu_1x_l40"]
-    assert {r.sku for r in result.rejects} == {
+    assert {r.unpriced["instance_type"] for r in result.rejects} == {
         "gpu_4x_h100_nvl_nvlink", "gpu_8x_DGX_A100", "gpu_2x_a6000_nvlink", "gpu_1x_a5000",
     }  # fmt: skip
+    # no price: each names no sku and no offer, so its offer is withdrawn
+    assert {(r.sku, str(r.offer)) for r in result.rejects} == {("", "{}")}
     assert all("no price (None)" in r.reason for r in result.rejects)
 
 
