@@ -78,12 +78,9 @@ class PriceAnswer:
     empty: str | None = None  # why nothing matched (the command line's; None from Python)
 
 
-def prices(
-    asked: Mapping[str, Any], *, api: bool = False, rows: bool = False, limit: int | None = None
-) -> PriceAnswer:
+def prices(asked: Mapping[str, Any], *, api: bool = False, rows: bool = False) -> PriceAnswer:
     """The current prices asked for: as rows (a terminal's table, which imports no polars) or
-    a frame, the first `limit` of them when given (with how many there are); from Python, each
-    offer once (chipcost.reads.prices.each_offer_once)."""
+    a frame; from Python, each offer once (chipcost.reads.prices.each_offer_once)."""
     from chipcost.reads.instances import instances_named_as_chips
     from chipcost.reads.price_notes import why_empty
     from chipcost.reads.prices import each_offer_once, find_price_rows, find_prices
@@ -92,7 +89,7 @@ def prices(
         mine = for_read(con, asked["currency"], asked["list_prices"], voice=_voice(api))
         ask = instances_named_as_chips(con, PriceAsk.of(asked, api=api))
         find = find_price_rows if rows else find_prices
-        found = find(con, ask, stale_days=settings.stale_days, mine=mine, limit=limit)
+        found = find(con, ask, stale_days=settings.stale_days, mine=mine)
         if isinstance(found, PriceResult) and api:
             return PriceAnswer(replace(found, frame=each_offer_once(con, found.frame)), ask)
         none = not found.rows if isinstance(found, PriceRows) else found.frame.is_empty()

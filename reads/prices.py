@@ -4,7 +4,6 @@ the notes beside the rows chipcost.reads.price_notes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -24,7 +23,6 @@ from chipcost.reads.price_ask import (
 from chipcost.reads.your_prices import YourPrices
 from chipcost.warehouse.freshness import Freshness, freshness
 from chipcost.warehouse.prices import (
-    _priced,
     as_spelled,
     instance_spellings,
     per_chip_price_rows,
@@ -39,42 +37,14 @@ if TYPE_CHECKING:  # frames for the API, csv and json; the terminal table reads 
 # when the row's source last succeeded (what dates the price) and whether that run was the
 # bundled sample.
 READ_COLUMNS = ("gpu_alone", "source_as_of", "sample")
-# The fields of an offer a table says once above its rows when every row matched holds one
-# value of it (chipcost.cli.price_cells FIELDS): a read of the first rows only says which.
-OFFER_FIELDS = (
-    "chip", "provider", "region", "zone", "instance_type", "chip_count", "pricing_model",
-    "term", "payment", "plan", "source",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Matched:
-    """Every row a read matched, where it fetched only the first of them (a --limit): how
-    many, their chips and the OFFER_FIELDS one value of which every one of them holds (the
-    first row's)."""
-
-    count: int
-    chips: frozenset[str]
-    alike: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class PriceResult:
     frame: pl.DataFrame  # every matching current price, cheapest first within chip, model and term
-    freshness: Freshness  # of the sources of every matching price
+    freshness: Freshness  # of the sources in `frame`
     chips: list[str] | None  # the canonical chips the names asked for stood for
     mine: YourPrices = YourPrices()  # your discounts and currency, applied to `frame`
-    matched: Matched | None = None  # `frame` the first of them only (a limit); None: all
-
-    @property
-    def count(self) -> int:
-        """How many prices matched: `frame`'s, or more where it holds the first only."""
-        return self.frame.height if self.matched is None else self.matched.count
-
-    @property
-    def chips_found(self) -> set[str]:
-        """The chips of every matching price."""
-        return set(self.frame["chip"]) if self.matched is None else set(self.matched.chips)
 
 
 @dataclass(frozen=True)
@@ -88,18 +58,6 @@ class PriceRows:
     # the current prices the filters match that no rate converts (warehouse.fx.unrated_offers):
     # shown apart in their own currency, never left out unsaid
     unconverted: list[dict[str, object]] = field(default_factory=list)
-    matched: Matched | None = None  # `rows` the first of them only (a limit); None: all
-
-    @property
-    def count(self) -> int:
-        """How many prices matched: `rows`, or more where they are the first only."""
-        return len(self.rows) if self.matched is None else self.matched.count
-
-    @property
-    def chips_found(self) -> set[str]:
-        """The chips of every matching price."""
-        rows = self.rows
-        return {str(r["chip"]) for r in rows} if self.matched is None else set(self.matched.chips)
 
 
 def find_prices(
@@ -109,18 +67,16 @@ def find_prices(
     stale_days: int,
     now: datetime | None = None,
     mine: YourPrices | None = None,
-    limit: int | None = None,
 ) -> PriceResult:
     """find_price_rows as a polars frame (the Python API, csv and json), each column of the
-    warehouse's type: the same read, the same rows (the first `limit` of them when given)."""
-    found = find_price_rows(con, ask, stale_days=stale_days, now=now, mine=mine, limit=limit)
+    warehouse's type: the same read, the same rows."""
+    found = find_price_rows(con, ask, stale_days=stale_days, now=now, mine=mine)
     # A frame has no place for a price in another currency: the freshness names those no
     # rate converts (its `unconverted`), which csv and json say on stderr.
     fresh = found.freshness._replace(unconverted=tuple(found.unconverted))
     return PriceResult(
-        frame=_frame(con, found.rows), freshness=fresh, chips=found.chips, mine=found.mine,
-        matched=found.matched,
-    )  # fmt: skip
+        frame=_frame(con, found.rows), freshness=fresh, chips=found.chips, mine=found.mine
+    )
 
 
 # A spot zone's offer in per_chip_prices is repeated once more as its region's row (plan
@@ -164,13 +120,9 @@ def find_price_rows(
     stale_days: int,
     now: datetime | None = None,
     mine: YourPrices | None = None,
-    limit: int | None = None,
 ) -> PriceRows:
     """Current per-chip prices matching `ask`, each dated by its source's last successful run,
-    as rows (column -> value): what the terminal table reads, without importing polars. With
-    `limit`, the first `limit` of them, and what all of them are (PriceRows.matched), unless
-    your discounts or currency apply: they change the prices the bounds and the order are on
-    after the query, which reads them all."""
+    as rows (column -> value): what the terminal table reads, without importing polars."""
     named = named_filters_of(ask)
     if named["instances"]:  # '1x A100, 40 GB' (Modal's) is one type, split at its comma
         named["instances"] = as_spelled(named["instances"], instance_spellings(con))
@@ -179,17 +131,12 @@ def find_price_rows(
     # A bound is on the prices shown, as the explorer's filter is: in your currency, after
     # your discounts, so those are bounded once they are applied; plain USD in the query.
     bounds = {k: filters[k] for k in ("min_price", "max_price")} if mine.active else {}
-    matched = None
-    if limit is None or mine.active:
-        rows = per_chip_price_rows(
-            con, currency=mine.converting, **{**filters, **dict.fromkeys(bounds)}
-        )
-        seen: Sequence[dict] = rows
-        shown = sorted({str(r["source"]) for r in rows})
-    else:
-        rows, matched, shown, seen = _first_rows(con, limit, named, **filters)
+    rows = per_chip_price_rows(
+        con, currency=mine.converting, **{**filters, **dict.fromkeys(bounds)}
+    )
     # A name the rows show is known: only the others are looked up (the usual case: none).
-    check_named(con, named, seen=seen, known=known_or_unrated, voice=ask.voice)
+    check_named(con, named, seen=rows, known=known_or_unrated, voice=ask.voice)
+    shown = sorted({str(r["source"]) for r in rows})
     chips, providers = filters["chips"], named["providers"]
     fresh = freshness(con, shown, stale_days=stale_days, now=now, chips=chips, providers=providers)
     dated = {s.source: (s.last_ok_at, s.sample) for s in fresh.sources}
@@ -212,66 +159,8 @@ def find_price_rows(
     )
     return PriceRows(
         rows=rows, freshness=fresh, chips=filters["chips"], mine=mine,
-        unconverted=unconverted or [], matched=matched,
+        unconverted=unconverted or [],
     )  # fmt: skip
-
-
-# Where a read keeps the prices it matched to count them and fetch the first: its own
-# temporary table (its connection's, dropped after).
-_MATCHED = "chipcost_matched_prices"
-
-
-def _first_rows(
-    con: duckdb.DuckDBPyConnection, limit: int, named: dict[str, list[str] | None], **filters
-) -> tuple[list[dict[str, object]], Matched, list[str], list[dict[str, object]]]:
-    """The first `limit` prices the filters match (in US dollars), what all of them are
-    (Matched), their sources, and the values of the `named` filters' columns among them (what
-    check_named needs to see): counted in SQL, only the rows shown fetched into Python (at ten
-    years, fetching the 73,000 current prices as rows, their times made Python's, took 1.25 s of
-    a `--limit 3`). The query runs once, into a table of the read's own, which the count and
-    the first rows read (its order kept by row number)."""
-    from chipcost.reads.price_ask import COLUMNS
-    from chipcost.warehouse.bound import execute
-    from chipcost.warehouse.db import dict_rows
-
-    sql, params = _priced(con, None, **filters)
-    execute(
-        con,
-        f"CREATE OR REPLACE TEMP TABLE {_MATCHED} AS "
-        f"SELECT *, row_number() OVER () AS matched_n FROM ({sql})",
-        params,
-    )
-    try:
-        rows = dict_rows(
-            con, f"SELECT * EXCLUDE (matched_n) FROM {_MATCHED} ORDER BY matched_n LIMIT {limit}"
-        )
-        # A column one value of which every row holds: one distinct value, NULL among them.
-        ones = [
-            f"count(DISTINCT {c}) + (count({c}) < count(*))::INTEGER = 1 AS {c}"
-            for c in OFFER_FIELDS
-        ]
-        columns = [COLUMNS.get(key, key.removesuffix("s")) for key, v in named.items() if v]
-        values = [f"list(DISTINCT {c}) AS {c}" for c in columns]
-        cursor = execute(
-            con,
-            f"SELECT count(*), list(DISTINCT chip), list(DISTINCT source), "
-            f"{', '.join([*ones, *values])} FROM {_MATCHED}",
-        )
-        count, chips, sources, *alike = cursor.fetchone()
-    finally:
-        con.execute(f"DROP TABLE IF EXISTS {_MATCHED}")
-    one = tuple(c for c, is_one in zip(OFFER_FIELDS, alike, strict=False) if is_one)
-    matched = Matched(count, frozenset(map(str, chips or ())), one)
-    held = [values or [] for values in alike[len(OFFER_FIELDS) :]]  # no row: NULL, not []
-    return rows, matched, sorted(map(str, sources or ())), _seen(columns, held)
-
-
-def _seen(columns: list[str], values: list[list[object]]) -> list[dict[str, object]]:
-    """Rows holding every one of `values` (each column's distinct values, as many as it has)
-    in its column: what check_named looks a name up among, as it would among the rows."""
-    held = {c: v or [None] for c, v in zip(columns, values, strict=True)}
-    deepest = max(map(len, values), default=0)
-    return [{c: v[min(i, len(v) - 1)] for c, v in held.items()} for i in range(deepest)]
 
 
 def _frame(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> pl.DataFrame:

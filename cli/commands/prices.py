@@ -71,9 +71,7 @@ def _prices(**given: Any) -> None:
             "offer; give --format csv or json"
         )
     # The table and the glance read rows (no polars to import); csv and json write the frame.
-    # A listing reads the rows it shows and counts the rest; a glance reads every offer.
-    first = None if asked["by"] is not None else limit or DEFAULT_TABLE_ROWS if table else limit
-    answer = answers.prices(asked, rows=table or asked["by"] is not None, limit=first)
+    answer = answers.prices(asked, rows=table or asked["by"] is not None)
     found, ask, empty = answer.found, answer.ask, answer.empty
     mine = found.mine
     for said in bounds_said:  # once the bounds are taken: no note before a refusal
@@ -92,7 +90,7 @@ def _prices(**given: Any) -> None:
             raise NoMatch(empty)
         per = per_rows(found.rows, hours)
         print_prices(out, found, limit=limit or DEFAULT_TABLE_ROWS, wide=asked["wide"], per=per)
-        _no_rows_for(out, unmatched_names(ask["chip"], found.chips_found))
+        _no_rows_for(out, unmatched_names(ask["chip"], {str(r["chip"]) for r in found.rows}))
         return
     from chipcost.cli.formats import with_currency, write_frame
 
@@ -111,11 +109,11 @@ def _prices(**given: Any) -> None:
     _hints(notices(format), ask.hints)
     if empty:
         raise NoMatch(empty)
-    _no_rows_for(notices(format), unmatched_names(ask["chip"], found.chips_found))
+    _no_rows_for(notices(format), unmatched_names(ask["chip"], set(found.frame["chip"])))
     for line in [*mine.notes(found.frame.to_dicts()), alone]:
         if line:
             notices(format).say(f"note: {line}")
-    say_more_rows(notices(format), found.count - frame.height)
+    say_more_rows(notices(format), found.frame.height - frame.height)
     print_freshness(notices(format), found.freshness)
 
 
@@ -330,14 +328,6 @@ def _header(same: dict[str, str], width: int) -> list[Line]:
     return [*lines, line] if line else lines
 
 
-def _alike(result: PriceRows, shown: Sequence[Row]) -> dict[str, str]:
-    """The offer fields every row matched shares, as constants says them: of the rows where
-    the read fetched them all, else of what it counted of them (the first row's value)."""
-    if result.matched is None:
-        return constants(result.rows)
-    return {c: cell(c, shown[0][c]) for c in FIELDS if c in result.matched.alike}
-
-
 def print_prices(
     console: Screen, result: PriceRows, *, limit: int, wide: bool, per: str = "hour"
 ) -> None:
@@ -352,7 +342,7 @@ def print_prices(
     if wide:
         columns = [c for c in _WIDE if _has_values(shown, c.key)]
     else:
-        same = _alike(result, shown)
+        same = constants(rows)
         columns = _columns(shown, same)
     columns = _per_headers(_yours(columns, result), per)
     fitted = fit_table(
@@ -362,8 +352,8 @@ def print_prices(
     for line in _header(same, console.width):
         console.line(line)
     print_fitted(console, fitted)
-    if result.count > limit:
-        console.say(f"{counted(result.count - limit, 'more row')}: {MORE_ROWS}")
+    if len(rows) > limit:
+        console.say(f"{counted(len(rows) - limit, 'more row')}: {MORE_ROWS}")
     short = not wide and _shortened(shown, same)
     alone = gpu_alone_note((row.get("source"), row.get("instance_type")) for row in shown)
     for line in [
