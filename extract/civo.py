@@ -19,7 +19,17 @@ from chipcost.extract._kit import (
     price_of,
     require_columns,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold, read_by
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+    read_by,
+)
 
 SOURCE_NAME = "civo"
 PROVIDER = "civo"
@@ -134,7 +144,10 @@ def offers(row: Row, page: Page) -> list[Item]:
             continue
         price, why = price_of(text, f"{name} {term}", PER_INSTANCE)
         if price is None:
-            made.append(page.reject(why, shown, name, unpriced=not_sold(text, key)))
+            # "—", "Contact us" alone: no sku, so the size's term is withdrawn as N/A's is (its
+            # records carry the size's name as their sku, which a reject naming it keeps open)
+            sku = kept_sku(text, name)
+            made.append(page.reject(why, shown, sku, unpriced=not_sold(text, key)))
             continue
         made.append(offer.record(pricing_model=model_of, term=term, price_per_hour=price))
     return made or [page.reject(f"{name}: no price cell", shown, name)]

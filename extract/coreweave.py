@@ -19,7 +19,16 @@ from chipcost.extract._kit import (
     require_columns,
     slug,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, not_sold, read_by
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Source,
+    kept_sku,
+    not_sold,
+    read_by,
+)
 
 SOURCE_NAME = "coreweave"
 PROVIDER = "coreweave"
@@ -199,10 +208,13 @@ def offers(row: Row, page: Page) -> list[Item]:
             continue
         price, why = price_of(text, what, PER_INSTANCE)
         if price is None:
-            # "Contact us": a copy of the row pricing its offer refuses both
+            # "Contact us", "N/A", empty: a copy of the row pricing its offer refuses both;
+            # alone, no sku, so the offer is withdrawn (the product's slug is the sku of its
+            # every region's and pricing model's records, which a reject naming it keeps open)
             key = {"region": row.region, "instance_type": without_marks(row.name),
                    "pricing_model": model}  # fmt: skip
-            made.append(page.reject(why, shown, row.product, unpriced=not_sold(text, key)))
+            sku = kept_sku(text, row.product)
+            made.append(page.reject(why, shown, sku, unpriced=not_sold(text, key)))
             continue
         made.append(
             page.record(

@@ -23,7 +23,16 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, not_sold
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Skip,
+    Source,
+    kept_sku,
+    not_sold,
+)
 
 SOURCE_NAME = "lambda"
 PROVIDER = "lambda"
@@ -452,7 +461,9 @@ def _page_offer(row: dict[str, Any], page: Page) -> Item:
     price, why = price_of(row["price"], f"{sku}: price", PER_GPU if per_gpu else PER_INSTANCE)
     if price is None:  # "Contact us": a copy of the row pricing its offer refuses both
         unpriced = not_sold(row["price"], {**ON_DEMAND, "instance_type": name})
-        return page.reject(why, cells, sku, unpriced=unpriced)
+        # alone, no sku, so the offer is withdrawn (the plan's records carry the sku, and a
+        # reject naming it keeps them open)
+        return page.reject(why, cells, kept_sku(row["price"], sku), unpriced=unpriced)
     total = price * count if per_gpu else price
     unit = "per GPU-hour" if per_gpu else "per instance-hour"
     return page.record(

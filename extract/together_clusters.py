@@ -16,7 +16,16 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import PER_GPU, price_of, require_columns
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, not_sold, read_by
+from chipcost.extract.base import (
+    Checked,
+    FetchContext,
+    Item,
+    Page,
+    Source,
+    kept_sku,
+    not_sold,
+    read_by,
+)
 
 SOURCE_NAME = "together-clusters"
 PROVIDER = "together"
@@ -192,10 +201,12 @@ def offers(row: dict[str, Any], page: Page) -> list[Item]:
     model = re.sub(r"^(?:NVIDIA|AMD)\s+", "", name, flags=re.IGNORECASE)
     per_gpu, why = price_of(listed, f"{name}: price", PER_GPU)
     if per_gpu is None:
-        # "—": a copy of the row pricing its node refuses both
+        # "—" (the page's word for a node type not rented on demand): a copy of the row
+        # pricing its node refuses both; alone, no sku, so the node is withdrawn (its records
+        # carry the node type's name as their sku, which a reject naming it keeps open)
         key = {"region": REGION, "instance_type": f"{GPUS_PER_NODE}x {model}",
                "pricing_model": "on_demand"}  # fmt: skip
-        return [page.reject(why, cells, name, unpriced=not_sold(listed, key))]
+        return [page.reject(why, cells, kept_sku(listed, name), unpriced=not_sold(listed, key))]
     extra = {"listed": f"{listed} per GPU-hour", "price_basis": "per GPU-hour x 8 (a node)",
              **estimate_of(row["marks"])}  # fmt: skip
     return [
