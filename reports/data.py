@@ -13,15 +13,12 @@ import polars as pl
 
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.clean import BREAKS, CONTROL
-from chipcost.core.frames import frame_of
-from chipcost.core.vocabulary import HISTORY_KEY
 from chipcost.reads.rental_units import kinds
 from chipcost.reads.your_prices import YourPrices
 from chipcost.reports.estimates import with_estimates, with_gpu_alone
 from chipcost.reports.labels import with_labels
 from chipcost.reports.moves import with_jumps
 from chipcost.reports.period import Period, ReportOptions
-from chipcost.warehouse.bound import relation
 from chipcost.warehouse.changes import (
     NEW,
     WITHDRAWN,
@@ -239,7 +236,7 @@ def gather(
     step("reading what changed")
     trend_start = end - timedelta(days=options.trend_days)
     moves = price_moves(con, start, end, trend_start)
-    euro_moves = _in_euros(con, moves, min(start, trend_start), end)
+    euro_moves = _in_euros(moves)
     spot = pl.col("pricing_model") == "spot"
     provisional_changes, provisional_spot = (
         _provisional(con, euro_moves.filter(kind), trend_start.date(), period.until)
@@ -316,26 +313,12 @@ def gather(
     )
 
 
-# The offers priced in euros at some time of a window: those whose moves and history days a
-# later run may restate at their own day's rate (chipcost.warehouse.fx.provisional).
-_EUROS = f"""
-SELECT DISTINCT {", ".join(HISTORY_KEY)} FROM price_history
-WHERE currency = 'EUR' AND valid_from < $end AND (valid_to IS NULL OR valid_to >= $start)
-"""
-
-
-def _in_euros(
-    con: duckdb.DuckDBPyConnection, moves: pl.DataFrame, start: datetime, end: datetime
-) -> pl.DataFrame:
+def _in_euros(moves: pl.DataFrame) -> pl.DataFrame:
     """The moves of offers whose provider states their price in euros (Seeweb's, OVHcloud's,
-    Scaleway's), converted to US dollars at each day's ECB rate: a euro row of the offer in
-    force between `start` and `end`."""
-    if moves.is_empty():
-        return moves
-    euros = frame_of(relation(con, _EUROS, {"start": start, "end": end}))
-    if euros.is_empty():
-        return moves.clear()
-    return moves.join(euros, on=list(HISTORY_KEY), how="semi", nulls_equal=True)
+    Scaleway's), converted to US dollars at each day's ECB rate: a row of the offer over the
+    move's days or its sparkline's is a euro one, as the moves' own rows say
+    (price_moves' `stated_currency`)."""
+    return moves.filter(pl.col("stated_currency").str.split(",").list.contains("EUR"))
 
 
 def _provisional(

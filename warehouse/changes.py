@@ -145,6 +145,18 @@ trends AS (
     FROM spans
     WHERE last_day >= first_day
     GROUP BY offer_no
+),
+stated AS (
+    -- The moved offers with a row of the window (their changes' and their sparkline's) stated
+    -- in another currency than US dollars, 'EUR' for Seeweb's, OVHcloud's, Scaleway's: the
+    -- moves whose days a later run may restate at their own day's rate (reports/data.py asks
+    -- which are provisional), read from `chosen` where the report scanned the history once
+    -- more. Those rows alone are joined: every row of `chosen` by its nine text columns took
+    -- as long as that scan (0.07 s on ten years).
+    SELECT m.offer_no, string_agg(DISTINCT h.currency, ',' ORDER BY h.currency)
+        AS stated_currency
+    FROM numbered m JOIN (SELECT * FROM chosen WHERE currency <> 'USD') h USING ({_KEY})
+    GROUP BY m.offer_no
 )
 SELECT
     m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}, m.chip_count, m.changes, m.changed_at,
@@ -159,8 +171,9 @@ SELECT
     round(100 * (m.new_price_per_hour - m.old_price_per_hour) / m.old_price_per_hour, 2)
         AS change_pct,
     -- One price is not a line: no sparkline rather than a dot that looks like a chart.
-    CASE WHEN len(t.trend) >= 2 THEN t.trend END AS trend
-FROM numbered m LEFT JOIN trends t USING (offer_no)
+    CASE WHEN len(t.trend) >= 2 THEN t.trend END AS trend,
+    coalesce(s.stated_currency, 'USD') AS stated_currency
+FROM numbered m LEFT JOIN trends t USING (offer_no) LEFT JOIN stated s USING (offer_no)
 ORDER BY abs(change_pct) DESC, m.chip, {", ".join(f"m.{c}" for c in HISTORY_KEY)}
 """
 
@@ -303,7 +316,9 @@ def price_moves(
 ) -> pl.DataFrame:
     """Offers whose price changed in [start, end): net move, the highest and lowest price the
     period reached (per hour and per chip-hour) and when each was first reached (`high_at`,
-    `low_at`), and the daily per-chip price from trend_start to end as a list (NULL with
-    fewer than two days), largest move first."""
+    `low_at`), the daily per-chip price from trend_start to end as a list (NULL with fewer
+    than two days) and the currency its provider states the offer's prices of those days in
+    (`stated_currency`: 'EUR' where one of them is in euros, else 'USD'), largest move
+    first."""
     params = {"start": start, "end": end, "trend_start": trend_start}
     return frame_of(relation(con, _moves(), params))
