@@ -278,9 +278,11 @@ def index(**asked: Any) -> pl.DataFrame:
     $CHIPCOST_CURRENCY) states each day's level at that day's ECB rate and the changes between
     converted levels. Constituents left out of some days for want of an exchange rate are
     named, with those days, in a chipcost.core.errors.MissingRateWarning."""
+    from chipcost.reads.price_index import shown
+
     answer = answers.index(asked, api=True)
     _warn_unrated(answer.left_out)
-    return answer.frame
+    return shown(answer.frame)
 
 
 @_answers(asks.history)

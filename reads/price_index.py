@@ -30,6 +30,7 @@ from chipcost.warehouse.price_index import (
     BUCKETS,
     COMMITMENT_TERM,
     MARK_COLUMNS,
+    MARK_PROVIDERS,
     buckets_held,
     index_unrated,
     price_index,
@@ -105,16 +106,24 @@ def find_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> pl.DataFrame:
     frame = price_index(
         con, chips, buckets, since, until,
         jump=JUMP_FACTOR, failing=failing_since(fresh), stale_days=ask.stale_days,
-        currency=ask.rates.currency if ask.rates else None,
+        currency=ask.rates.currency if ask.rates else None, providers=True,
     )  # fmt: skip
     if ask.latest and not frame.is_empty():
         frame = frame.filter(pl.col("day") == pl.col("day").max().over("chip", "pricing_model"))
     if ask.rates is not None and frame["usd_rate"].null_count():
         raise ask.rates.missing(frame.filter(pl.col("usd_rate").is_null())["rate_day"][0])
     # As every read's rows: whether the prices it rests on are the bundled sample's; the
-    # constituents' marks after it, so that every column before keeps its place.
+    # constituents' marks after it, so that every column before keeps its place; the providers
+    # each mark names last, which the command line's notes say and no output writes (shown).
     frame = frame.with_columns(pl.lit(bool(fresh.sample)).alias("sample"))
-    return frame.select(pl.exclude(MARK_COLUMNS), *MARK_COLUMNS)
+    marks = (*MARK_COLUMNS, *MARK_PROVIDERS)
+    return frame.select(pl.exclude(marks), *marks)
+
+
+def shown(frame: pl.DataFrame) -> pl.DataFrame:
+    """find_index's rows as every output writes them (csv, json, Python's frame): without the
+    providers its marks name (MARK_PROVIDERS), which only the notes under the table say."""
+    return frame.drop(MARK_PROVIDERS, strict=False)
 
 
 def why_no_index(con: duckdb.DuckDBPyConnection, ask: IndexAsk) -> str:

@@ -75,6 +75,10 @@ INDEX_COLUMNS = (
 # `prices` names them: after every column of INDEX_COLUMNS and the read's own, so that those
 # keep their places. The level includes their prices.
 MARK_COLUMNS = ("doubtful", "gpu_alone")
+# The providers each of MARK_COLUMNS names, as a list in its order: what a note of the mark
+# says of them (`chipcost index`), carried from the query where the note read them back out of
+# the text. Asked for (price_index's `providers`), never written out.
+MARK_PROVIDERS = ("doubtful_providers", "gpu_alone_providers")
 
 # The bucket of each history row; rows outside the buckets asked are not expanded into days.
 _BUCKET = """CASE
@@ -154,7 +158,9 @@ kept AS (
         string_agg(provider || ' ' || printf('%.4f', price), '; ' ORDER BY price, provider)
             FILTER (WHERE doubtful) AS doubtful,
         string_agg(provider || ' ' || printf('%.4f', price), '; ' ORDER BY price, provider)
-            FILTER (WHERE gpu_alone) AS gpu_alone
+            FILTER (WHERE gpu_alone) AS gpu_alone,
+        list(provider ORDER BY price, provider) FILTER (WHERE doubtful) AS doubtful_providers,
+        list(provider ORDER BY price, provider) FILTER (WHERE gpu_alone) AS gpu_alone_providers
     FROM judged WHERE NOT glitch GROUP BY ALL
 ),
 -- Every day a provider had a price, kept or not: a day whose every price is left out (a
@@ -162,6 +168,7 @@ kept AS (
 levels AS (
     SELECT k.day, k.chip, k.bucket, kept.level, coalesce(kept.constituents, 0) AS constituents,
         kept.prices, kept.members, kept.failing, kept.doubtful, kept.gpu_alone,
+        kept.doubtful_providers, kept.gpu_alone_providers,
         (SELECT string_agg(o.why, '; ' ORDER BY o.provider) FROM outs o
          WHERE (o.day, o.chip, o.bucket) = (k.day, k.chip, k.bucket)) AS left_out
     FROM (SELECT DISTINCT day, chip, bucket FROM provider_day) k
@@ -232,6 +239,7 @@ def price_index(
     failing: Mapping[str, date] | None = None,
     stale_days: int = 2,
     currency: str | None = None,
+    providers: bool = False,
 ) -> pl.DataFrame:
     """The index per chip, bucket and day (INDEX_COLUMNS), from `since` to `until` inclusive
     (default: the whole history). Days before `since` (up to 31) are read for the glitch rule
@@ -239,7 +247,8 @@ def price_index(
     `failing`: each source whose latest attempt failed, with the day of its last success; its
     prices after that day are flagged, and left out more than `stale_days` after it.
     `currency`: the levels and changes in it (chipcost.warehouse.fx.index_in_currency), with
-    its RATE_COLUMNS; the constituents' prices stay the US dollars they were judged in."""
+    its RATE_COLUMNS; the constituents' prices stay the US dollars they were judged in.
+    `providers`: MARK_PROVIDERS after the rest, the providers each mark column names."""
     chosen = buckets or list(BUCKETS)
     unknown = sorted(set(chosen) - set(BUCKETS))
     if unknown:
@@ -278,4 +287,9 @@ def price_index(
         .otherwise(pl.lit("none")),
         **{f"change_{n}_pct": pl.col(f"change_{n}") * 100 for n in ("1d", "7d", "30d")},
     )
-    return frame.select(*INDEX_COLUMNS, *(RATE_COLUMNS if currency else ()), *MARK_COLUMNS)
+    return frame.select(
+        *INDEX_COLUMNS,
+        *(RATE_COLUMNS if currency else ()),
+        *MARK_COLUMNS,
+        *(MARK_PROVIDERS if providers else ()),
+    )

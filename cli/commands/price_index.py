@@ -45,8 +45,9 @@ def _index(**given: Any) -> None:
         notices(output).say(f"note: {cut}")
     if output is not OutputFormat.table:  # when empty, [] or the header: a pipe still parses
         from chipcost.cli.formats import with_currency, write_frame
+        from chipcost.reads.price_index import shown
 
-        write_frame(output, with_currency(frame, mine.currency))
+        write_frame(output, with_currency(shown(frame), mine.currency))
     if found.empty:
         raise NoMatch(found.empty)
     if output is not OutputFormat.table:
@@ -129,7 +130,7 @@ def mark_notes(frame: pl.DataFrame) -> list[str]:
         )
     alone = _marked(frame, "gpu_alone")
     if alone:
-        providers = {p for row in frame["gpu_alone"].drop_nulls() for p in _providers(row)}
+        providers = {p for row in frame["gpu_alone_providers"].drop_nulls() for p in row}
         # A source that prices the GPU alone is its provider's own (cudo, daytona, modal,
         # tensordock, gcp), so the note is asked of the provider; gcp's by one of its types
         # priced alone, as the index marked only those.
@@ -141,18 +142,14 @@ def mark_notes(frame: pl.DataFrame) -> list[str]:
     return notes
 
 
-def _providers(named: str) -> list[str]:
-    """['lium'] of 'lium 0.5600': the providers of a column naming constituents as `prices`."""
-    return [part.rsplit(" ", 1)[0] for part in named.split("; ")]
-
-
 def _marked(frame: pl.DataFrame, column: str) -> list[str]:
     """'lium (RTX-5090 spot)': each provider `column` names, with the chips and pricing models
-    of the rows it is named in."""
+    of the rows it is named in: the providers as the index's query gives them
+    (warehouse/price_index.py MARK_PROVIDERS, `column`_providers), in the order it names them."""
     seen: dict[str, dict[str, None]] = {}
     for row in frame.filter(frame[column].is_not_null()).iter_rows(named=True):
         where = f"{row['chip']} {MODEL_LABELS.get(row['pricing_model'], row['pricing_model'])}"
-        for provider in _providers(row[column]):
+        for provider in row[f"{column}_providers"]:
             seen.setdefault(provider, {})[where] = None
     return [f"{p} ({', '.join(w)})" for p, w in seen.items()]
 
