@@ -30,12 +30,27 @@ def change_words(change: float, *, least: bool = False) -> str:
     return f"at least {said}" if least else said
 
 
+# The mark before a figure that is a lower bound, or a break-even resting on one: measured
+# faster than asked, the chip does at least that much at the speed asked.
+AT_LEAST = "≥"
+# What a figure being a lower bound is, where the note says no more of it.
+LOWER_BOUND = "a figure being a lower bound (faster than asked)"
+
+
+def at_least_note(bound: str = LOWER_BOUND, mark: str = AT_LEAST) -> str:
+    """What the ≥ mark says in a table's note, the one way every output says it: '≥: at least,
+    a figure being a lower bound (faster than asked)', or of `bound` as the note words it
+    (`chipcost throughput list`: at which speed); `mark`: what stands for ≥ where it is not
+    shown (csv and json's break_even_at_least)."""
+    return f"{mark}: at least, {bound}"
+
+
 # What a leaning's mark means, as a table's note says it (Verdict.leaning), and a break-even's
 # (Verdict.break_even_words: '≥4,423').
 LEANING_MARKS = {
     "~": "~: which way the derived estimate (est.) leans, no verdict",
-    "≤": "≤: at most, a figure being a lower bound (faster than asked), no verdict",
-    "≥": "≥: at least, a figure being a lower bound (faster than asked)",
+    "≤": f"≤: at most, {LOWER_BOUND}, no verdict",
+    AT_LEAST: at_least_note(),
 }
 
 

@@ -30,7 +30,7 @@ from chipcost.core.counting import counted
 from chipcost.core.errors import NoMatch
 from chipcost.core.figures import point_label, speed_label, ttft_words
 from chipcost.reads.rental_units import unit_of
-from chipcost.transform.change_words import leaning_notes
+from chipcost.transform.change_words import at_least_note, leaning_notes
 from chipcost.transform.cost import cost_text
 from chipcost.transform.derived_source import derived_parts
 from chipcost.transform.rows import CostRow, FigureRow
@@ -247,9 +247,7 @@ def reference_numbers(rows: Sequence[CostRow]) -> dict[str, int]:
 
 
 # What the table's ≥ before a break-even says (LEANING_MARKS), as csv and json carry it.
-AT_LEAST_FIELD = (
-    "break_even_at_least true: at least, a figure being a lower bound (faster than asked)"
-)
+AT_LEAST_FIELD = at_least_note(mark="break_even_at_least true")
 
 
 # A time-to-first-token bound holds published points; the roofline models no queue, so a

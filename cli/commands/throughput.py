@@ -18,6 +18,7 @@ from chipcost.cli.parser import SETTINGS, command
 from chipcost.cli.render import say_more_rows, shown
 from chipcost.core.errors import ChipcostError, NoMatch, UsageError
 from chipcost.core.questions import Opt
+from chipcost.transform.change_words import AT_LEAST, at_least_note
 
 if TYPE_CHECKING:  # imported when a command runs: `chipcost --help` stays light
     import duckdb
@@ -442,21 +443,22 @@ def status(row: dict) -> Cell:
 def _tps(row: dict) -> str:
     """'5,479', or '≥5,479' where the figure is a lower bound at the speed the choice rule
     asks (a curve's point measured faster than it: the chip does at least that much there),
-    the mark cost's table gives a lower bound (LEANING_MARKS)."""
+    the mark cost's table gives a lower bound (transform/change_words.py AT_LEAST)."""
     said = f"{row['tokens_per_second_per_chip']:,.0f}"
-    return f"≥{said}" if row.get("lower_bound") else said
+    return f"{AT_LEAST}{said}" if row.get("lower_bound") else said
 
 
 def bound_note(frame: pl.DataFrame) -> str | None:
-    """What the table's ≥ says, where a figure shown is a lower bound; None where none is."""
+    """What the table's ≥ says, where a figure shown is a lower bound, as cost's note says it
+    (transform/change_words.py at_least_note) with the speed; None where none is."""
     speeds = [str(r["asked_speed"]) for r in frame.iter_rows(named=True) if r.get("lower_bound")]
     if not speeds:
         return None
     speed = " or ".join(dict.fromkeys(speeds))  # one speed: the listing's, the default
-    return (
-        f"≥: at least, a lower bound at {speed} or more tokens/s per user, the speed the choice "
-        "rule asks (a curve's point measured faster than that: the chip does at least that "
-        "much there, as `chipcost cost` says; lower_bound true in --format csv and json)"
+    return at_least_note(
+        f"a lower bound at {speed} or more tokens/s per user, the speed the choice rule asks (a "
+        "curve's point measured faster than that: the chip does at least that much there, as "
+        "`chipcost cost` says; lower_bound true in --format csv and json)"
     )
 
 
