@@ -197,6 +197,9 @@ def gpu_alone_note(offers: Iterable[tuple[object, object]]) -> str:
 # price (doubt_note). Every read that shows a spot price marks it so: prices, cost, compare and
 # the report.
 DOUBT_MARK = " (!)"
+# Beside a price of the GPU alone (gpu_alone_note): the index's level that includes one, the
+# price explorer's offer (reports/explorer_page.py hands it to its script).
+ALONE_MARK = " (GPU alone)"
 # What the mark says, in every read that notes it (doubt_note, the index's level).
 DOUBT_WHY = (
     "a spot price not below its offer's on-demand price (no discount: stale or mislabelled at "

@@ -8,7 +8,7 @@ from importlib import resources
 
 from chipcost.core.commands import RATES, UNKNOWN_OFFERS
 from chipcost.core.counting import counted
-from chipcost.core.vocabulary import GPU_ALONE, GPU_ALONE_TYPES, PRICING_MODEL_TABLE
+from chipcost.core.vocabulary import ALONE_MARK, GPU_ALONE, GPU_ALONE_TYPES, PRICING_MODEL_TABLE
 from chipcost.reports.fresh import marked
 from chipcost.reports.labels import prose
 from chipcost.reports.text import SAMPLE_NOTE
@@ -86,9 +86,10 @@ def legend() -> str:
         "<dt>(!)</dt><dd>Beside a spot price's pricing: it is not below its offer's on-demand "
         "price, so no discount (stale or mislabelled at the source, as <code>chipcost "
         "prices</code> marks it); hover it for why.</dd>"
-        "<dt>(GPU alone)</dt><dd>Beside an offer's pricing: its price is the GPU's alone, the "
-        f"host's vCPUs, memory and disk billed beside it ({escape(_priced_alone())}), so an "
-        "instance costs more than shown, as <code>chipcost prices</code> says.</dd>"
+        f"<dt>{escape(ALONE_MARK.strip())}</dt><dd>Beside an offer's pricing: its price is the "
+        "GPU's alone, the host's vCPUs, memory and disk billed beside it "
+        f"({escape(_priced_alone())}), so an instance costs more than shown, as "
+        "<code>chipcost prices</code> says.</dd>"
         "<dt>per chip-hour</dt><dd>The instance's price an hour divided by its chips (a slice "
         "of a GPU counts as its fraction: 0.125 of an L4).</dd>"
         "<dt>per M tokens</dt><dd>Per chip-hour ÷ (tokens/s per chip × 3600) × 10⁶, with the "
@@ -194,7 +195,9 @@ def page_html(data: dict, figures: str, versus: str) -> str:
         f"{_freshness(said[1:])}"
         f'<p class="meta" id="money">Prices in {escape(currency)}.</p>'
         f"{_contents(bool(versus))}{yours}{banner}{_filters(currency)}{_toolbar()}"
-        '<div class="scroll"><table id="offers"><thead><tr></tr></thead>'
+        # The marks the script writes into the table's cells, as the command line writes them.
+        f'<div class="scroll"><table id="offers" data-alone-mark="{escape(ALONE_MARK)}">'
+        "<thead><tr></tr></thead>"
         '<tbody></tbody></table></div><button type="button" id="more" hidden></button>'
         f"{_unconverted(data.get('unconverted') or [])}{legend()}{versus}"
         '<section id="history"><h2>Price history</h2><p class="meta">Each chip\'s cheapest '

@@ -13,6 +13,7 @@ from chipcost.cli.parser import Command
 from chipcost.core.asks import INDEX
 from chipcost.core.errors import NoMatch
 from chipcost.core.vocabulary import (
+    ALONE_MARK,
     DOUBT_MARK,
     DOUBT_WHY,
     MODEL_LABELS,
@@ -167,8 +168,6 @@ _COLUMNS = (
     Column("providers", "providers", numeric=True, essential=True),
 )
 _KEEP_ORDER = ("7d", "1d", "30d", "day")
-# Beside a level that includes a price of the GPU alone, as the price explorer marks one.
-ALONE_MARK = " (GPU alone)"
 
 
 def change(percent: float | None) -> str:
@@ -186,7 +185,8 @@ def print_index_table(console: Screen, frame: pl.DataFrame, currency: str = "USD
         moved = (" *" if row["constituents_changed"] else "") + (" !" if row["failing"] else "")
         level = row["level"]
         # The level includes a doubtful spot price or the GPU's alone: said beside it, as
-        # prices marks such a price (the note under the table names them).
+        # prices marks such a price and the price explorer the GPU's alone (the note under the
+        # table names them).
         marks = (DOUBT_MARK if row["doubtful"] else "") + (ALONE_MARK if row["gpu_alone"] else "")
         cells.append(
             {

@@ -4,6 +4,9 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   const data = window.chipcostData;
+  // Beside a price of the GPU alone, as `chipcost index` marks a level: the page carries it
+  // (reports/explorer_page.py, from chipcost.core.vocabulary.ALONE_MARK).
+  const ALONE_MARK = $("offers").dataset.aloneMark;
   if (!data) {
     $("count").textContent = "offers.js did not load: keep it beside index.html.";
     return;
@@ -271,7 +274,7 @@
         "discount: stale or mislabelled at the source): " + col.spot_doubt[i]);
     }
     if (key === "offer_label" && col.gpu_alone?.[i]) {
-      mark(td, " (GPU alone)", "alone", "The price is the GPU's alone: the host's vCPUs, " +
+      mark(td, ALONE_MARK, "alone", "The price is the GPU's alone: the host's vCPUs, " +
         "memory and disk are billed beside it, so an instance costs more than shown.");
     }
     if (key === "price_per_chip_hour" && col.estimate?.[i]) {
