@@ -20,7 +20,7 @@ from chipcost.extract._kit import (
     load_json,
     parse_count,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, kept_sku, not_sold
+from chipcost.extract.base import FetchContext, Item, Page, Skip, kept_sku, unpriced_skips
 
 SIZES_PATH = "/v2/sizes"
 PAGE_SIZE = 200  # the API's maximum page size
@@ -146,12 +146,8 @@ def _not_sold(size: dict[str, Any], slug: str, why: str) -> list[Item]:
     regions = [str(r) for r in listed if r] if isinstance(listed, list) else []
     if size.get("available") is False or too_many_places(regions, slug):
         return []
-    made: list[Item] = []
-    for region in regions:
-        offer = {"region": region, "instance_type": slug, "pricing_model": "on_demand"}
-        if unpriced := not_sold(size.get("price_hourly"), offer):
-            made.append(Skip(why, unpriced=unpriced, row=size, quiet=True))
-    return made
+    offers = ({"region": r, "instance_type": slug, "pricing_model": "on_demand"} for r in regions)
+    return unpriced_skips(size.get("price_hourly"), offers, why, size)
 
 
 def _memory_per_gpu(gpu: dict[str, Any], count: int) -> float | None:

@@ -185,6 +185,15 @@ def not_sold(cell: object, offer: dict[str, str]) -> dict[str, str] | None:
     return offer if cell is None or says_no_price(cell) else None
 
 
+def unpriced_skips(
+    cell: object, offers: Iterable[dict[str, str]], why: str, row: Any
+) -> list[Skip]:
+    """Of a price `cell` saying a row's offers are not sold (not_sold), a quiet Skip of each of
+    `offers` (every region, GPU count, ... the row prices): a copy of the row pricing one
+    refuses both, as priced twice; alone, the row's own reject says it."""
+    return [Skip(why, unpriced=o, row=row, quiet=True) for o in offers if not_sold(cell, o)]
+
+
 Rows = Callable[[Page], Iterable[Any]]
 Offers = Callable[[Any, Page], Iterable[Item]]
 Combine = Callable[[list[PriceRecord], Page], list[PriceRecord]]

@@ -21,10 +21,9 @@ from chipcost.extract.base import (
     FetchContext,
     Item,
     Page,
-    Skip,
     Source,
     kept_sku,
-    not_sold,
+    unpriced_skips,
 )
 
 SOURCE_NAME = "fluidstack"
@@ -135,11 +134,11 @@ def _not_sold(cell: object, plan: dict[str, Any], gpu: str, why: str) -> list[It
             gpus = parse_count(count)
         except ValueError:
             continue
-        for region in regions:
-            offer = {"region": str(region), "instance_type": f"{gpu}::{gpus}"}
-            unpriced = not_sold(cell, {**offer, "pricing_model": "on_demand"})
-            if unpriced:
-                made.append(Skip(why, unpriced=unpriced, row=plan, quiet=True))
+        offers = (
+            {"region": str(r), "instance_type": f"{gpu}::{gpus}", "pricing_model": "on_demand"}
+            for r in regions
+        )
+        made += unpriced_skips(cell, offers, why, plan)
     return made
 
 

@@ -20,7 +20,7 @@ from chipcost.extract.base import (
     Skip,
     Source,
     kept_sku,
-    not_sold,
+    unpriced_skips,
 )
 
 SOURCE_NAME = "novita"
@@ -140,12 +140,8 @@ def _not_sold(cell: object, product: dict[str, Any], name: str, why: str) -> lis
     codes = [_region(r) for r in regions if isinstance(r, str) and r.strip()]
     if too_many_places(codes, name):
         return []
-    made: list[Item] = []
-    for code in codes:
-        offer = {"region": code, "instance_type": name, "pricing_model": "on_demand"}
-        if unpriced := not_sold(cell, offer):
-            made.append(Skip(why, unpriced=unpriced, row=product, quiet=True))
-    return made
+    offers = ({"region": c, "instance_type": name, "pricing_model": "on_demand"} for c in codes)
+    return unpriced_skips(cell, offers, why, product)
 
 
 def _too_long(sku: str, texts: list[tuple[str, object]]) -> str | None:

@@ -25,7 +25,7 @@ from chipcost.extract.base import (
     Source,
     each_row,
     kept_sku,
-    not_sold,
+    unpriced_skips,
 )
 
 SOURCE_NAME = "seeweb"
@@ -149,12 +149,8 @@ def _not_sold(cell: object, plan: dict[str, Any], name: str, why: str) -> list[I
     regions = _regions(plan)
     if too_many_places(regions, name):
         return []
-    made: list[Item] = []
-    for region in regions:
-        offer = {"region": region, "instance_type": name, "pricing_model": "on_demand"}
-        if unpriced := not_sold(cell, offer):
-            made.append(Skip(why, unpriced=unpriced, row=plan, quiet=True))
-    return made
+    offers = ({"region": r, "instance_type": name, "pricing_model": "on_demand"} for r in regions)
+    return unpriced_skips(cell, offers, why, plan)
 
 
 def _regions(plan: dict[str, Any]) -> list[str]:

@@ -24,7 +24,7 @@ from chipcost.extract.base import (
     Skip,
     Source,
     kept_sku,
-    not_sold,
+    unpriced_skips,
 )
 
 SOURCE_NAME = "vultr"
@@ -300,12 +300,8 @@ def _not_sold(
     offer in each location: another copy of the plan pricing one refuses both, as priced twice
     (Skip.unpriced); alone, the plan's reject (or nothing, of a null preemptible price) says
     it."""
-    made: list[Item] = []
-    for location in locations:
-        offer = {"region": location, "instance_type": name, "pricing_model": model}
-        if unpriced := not_sold(cell, offer):
-            made.append(Skip(why, unpriced=unpriced, row=plan, quiet=True))
-    return made
+    offers = ({"region": loc, "instance_type": name, "pricing_model": model} for loc in locations)
+    return unpriced_skips(cell, offers, why, plan)
 
 
 SOURCE = Source(

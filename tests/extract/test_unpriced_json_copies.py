@@ -54,13 +54,15 @@ HTML |= {"together-clusters"}
 
 
 def test_each_json_source_naming_an_unpriced_offer_has_a_case():
-    """A source passing the offer of a row saying it has no price (extract/base.py not_sold)
-    that reads JSON has a case here or in tests/extract/test_unpriced_json_copies_more.py."""
+    """A source passing the offer of a row saying it has no price (extract/base.py not_sold,
+    unpriced_skips) that reads JSON has a case here or in
+    tests/extract/test_unpriced_json_copies_more.py."""
     modules = {name: sys.modules[(s.rows or s.parse).__module__] for name, s in SOURCES.items()}
     naming = {
         name
         for name, module in modules.items()
-        if hasattr(module, "not_sold") and module.__name__ != "chipcost.extract.base"
+        if (hasattr(module, "not_sold") or hasattr(module, "unpriced_skips"))
+        and module.__name__ != "chipcost.extract.base"
     }
     assert {source for source, *_ in [*CASES, *MORE]} == naming - HTML
 
