@@ -201,8 +201,11 @@ def _constituents(chips: list[str] | None, buckets: list[str]) -> tuple[Where, s
     # A slice of a GPU (chip_count below 1) and a region most buyers cannot rent in are no
     # constituents: the index is of whole chips anyone can rent (docs/price-index.md).
     where.conditions.append("h.chip_count >= 1")
-    where.conditions.append("NOT restricted_region(h.region)")
     where.add(f"list_contains({{}}, {bucket})", buckets)
+    # The region's pattern last: DuckDB tests a filter's conditions in the order written, and
+    # the pattern matched on every row of ten years of history took 0.96 s of the index's 3.3 s
+    # query, against 0.2 s on the rows of the pricing models asked alone.
+    where.conditions.append("NOT restricted_region(h.region)")
     return where, bucket
 
 
