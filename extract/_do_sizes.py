@@ -20,7 +20,7 @@ from chipcost.extract._kit import (
     load_json,
     parse_count,
 )
-from chipcost.extract.base import FetchContext, Item, Page, Skip, kept_sku, unpriced_skips
+from chipcost.extract.base import FetchContext, Item, Page, Skip, unpriced_skips
 
 SIZES_PATH = "/v2/sizes"
 PAGE_SIZE = 200  # the API's maximum page size
@@ -108,8 +108,10 @@ def size_offers(size: Any, page: Page) -> list[Item]:
     model = str(gpu.get("model") or "")
     price, why = json_price(size.get("price_hourly"), f"{slug} price_hourly")
     if price is None:
-        sku = kept_sku(size.get("price_hourly"), slug)
-        return [page.reject(why, size, sku), *_not_sold(size, slug, why)]
+        return [
+            page.no_price(why, size, size.get("price_hourly"), slug),
+            *_not_sold(size, slug, why),
+        ]
     if not model:
         return [page.reject(f"{slug}: gpu_info has no model", size, slug)]
     regions = [str(r) for r in size.get("regions") or [] if r]

@@ -158,23 +158,29 @@ class Page:
     ) -> Reject:
         return self.origin.reject(reason, row, sku, offer=offer, unpriced=unpriced)
 
+    def no_price(
+        self,
+        reason: str,
+        row: Any,
+        cell: object,
+        sku: str = "",
+        *,
+        offer: dict[str, str | None] | None = None,
+        unpriced: dict[str, str] | None = None,
+    ) -> Reject:
+        """The reject of a price `cell` the parser could not read. Where the cell is the
+        provider's word that the offer is not sold ("Contact us", "—", "N/A", empty or null),
+        it keeps nothing open, so the offer is withdrawn (the warehouse keeps every offer of a
+        refused row's `sku` or `offer` open, records carrying the same sku too), and names
+        `unpriced`, the offer the cell says is not sold: a copy of the row pricing it in the
+        same payload is refused with it, as two prices of one offer are (offers_priced_once).
+        Any other cell keeps the row's `sku` and `offer` open."""
+        if cell is None or says_no_price(cell):
+            return self.reject(reason, row, unpriced=unpriced)
+        return self.reject(reason, row, sku, offer=offer)
+
     def note(self, text: str) -> None:
         self.notes.append(text)
-
-
-def kept_open(cell: object, offer: dict[str, str | None]) -> dict[str, str | None] | None:
-    """The offer the reject of a price `cell` the parser refused keeps open (Page.reject's
-    `offer`): `offer`, or None where the cell is the provider's word that the offer is not sold
-    ("Contact us", "—", "N/A", empty or null), so that a price no longer sold is withdrawn."""
-    return None if cell is None or says_no_price(cell) else offer
-
-
-def kept_sku(cell: object, sku: str) -> str:
-    """The sku the reject of a price `cell` the parser refused keeps open (Page.reject's `sku`),
-    as kept_open: `sku`, or "" where the cell says the offer is not sold, since the warehouse
-    keeps every offer of a refused row's sku open, and records carrying the same sku would not
-    be withdrawn (daytona's GPU, hyperbolic's type, fluidstack's GPU type, ...)."""
-    return "" if cell is None or says_no_price(cell) else sku
 
 
 def not_sold(cell: object, offer: dict[str, str]) -> dict[str, str] | None:

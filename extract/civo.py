@@ -26,8 +26,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
-    not_sold,
     read_by,
 )
 
@@ -146,8 +144,7 @@ def offers(row: Row, page: Page) -> list[Item]:
         if price is None:
             # "—", "Contact us" alone: no sku, so the size's term is withdrawn as N/A's is (its
             # records carry the size's name as their sku, which a reject naming it keeps open)
-            sku = kept_sku(text, name)
-            made.append(page.reject(why, shown, sku, unpriced=not_sold(text, key)))
+            made.append(page.no_price(why, shown, text, name, unpriced=key))
             continue
         made.append(offer.record(pricing_model=model_of, term=term, price_per_hour=price))
     return made or [page.reject(f"{name}: no price cell", shown, name)]

@@ -25,8 +25,6 @@ from chipcost.extract.base import (
     Item,
     Page,
     Source,
-    kept_sku,
-    not_sold,
     read_by,
 )
 
@@ -213,8 +211,7 @@ def offers(row: Row, page: Page) -> list[Item]:
             # every region's and pricing model's records, which a reject naming it keeps open)
             key = {"region": row.region, "instance_type": without_marks(row.name),
                    "pricing_model": model}  # fmt: skip
-            sku = kept_sku(text, row.product)
-            made.append(page.reject(why, shown, sku, unpriced=not_sold(text, key)))
+            made.append(page.no_price(why, shown, text, row.product, unpriced=key))
             continue
         made.append(
             page.record(

@@ -18,8 +18,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
-    not_sold,
 )
 
 SOURCE_NAME = "cudo"
@@ -100,8 +98,8 @@ def offers(kind: Any, page: Page) -> list[Item]:
     if price is None:  # null: a copy of the machine type pricing it there refuses both
         cell = _value(listed) if isinstance(listed, dict) else listed
         offer = {"region": place, "instance_type": f"1x {gpu} ({name})"}
-        unpriced = not_sold(cell, {**offer, "pricing_model": "on_demand"})
-        return [page.reject(why, kind, kept_sku(cell, name), unpriced=unpriced)]
+        unpriced = {**offer, "pricing_model": "on_demand"}
+        return [page.no_price(why, kind, cell, name, unpriced=unpriced)]
     rates = {key: _value(kind.get(field)) for key, field in RESOURCES.items()}
     extra = {
         "price_basis": "per GPU-hour; vCPU, memory, disk and IPv4 are billed beside it",

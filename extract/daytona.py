@@ -9,7 +9,7 @@ from chipcost.extract import _http
 from chipcost.extract._estimate import estimate_of
 from chipcost.extract._formats import Format, Rows
 from chipcost.extract._kit import json_price, listed_rows, missing_fields
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_sku, not_sold
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "daytona"
 PROVIDER = "daytona"
@@ -82,8 +82,8 @@ def offers(gpu: Any, page: Page) -> list[Item]:
             continue  # this GPU is not sold on spot
         price, why = json_price(gpu.get(field), f"{name} {field}")
         if price is None:  # null: a copy of the GPU pricing it refuses both
-            unpriced = not_sold(gpu.get(field), {**card.shared, "pricing_model": model})
-            made.append(page.reject(why, gpu, kept_sku(gpu.get(field), name), unpriced=unpriced))
+            unpriced = {**card.shared, "pricing_model": model}
+            made.append(page.no_price(why, gpu, gpu.get(field), name, unpriced=unpriced))
             continue
         extra = {
             "price_basis": "per GPU-hour; vCPU, memory and disk are billed separately",

@@ -22,7 +22,6 @@ from chipcost.extract.base import (
     Item,
     Page,
     Source,
-    kept_sku,
     unpriced_skips,
 )
 
@@ -84,7 +83,7 @@ def offers(plan: Any, page: Page) -> list[Item]:
     cell = plan.get("price_per_gpu_hr")
     price, why = json_price(cell, f"{gpu} price_per_gpu_hr")
     if price is None:
-        return [page.reject(why, plan, kept_sku(cell, gpu)), *_not_sold(cell, plan, gpu, why)]
+        return [page.no_price(why, plan, cell, gpu), *_not_sold(cell, plan, gpu, why)]
     counts, regions = plan.get("gpu_counts"), plan.get("regions")
     if not isinstance(counts, list) or not counts or not isinstance(regions, list) or not regions:
         return [page.reject(f"{gpu}: no gpu_counts or regions listed", plan, gpu)]

@@ -13,7 +13,7 @@ from chipcost.extract._estimate import ESTIMATE_ATTRIBUTE, estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import PER_GPU, price_of
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open, not_sold
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "gmicloud"
 PROVIDER = "gmicloud"
@@ -70,13 +70,11 @@ def offers(card: Card, page: Page) -> list[Item]:
     per = UNITS.get(card.unit.strip().lower())
     if per is None:
         why = f"{name}: price unit {card.unit!r} is not a GPU-hour"
-        open_, unpriced = kept_open(card.price, offer), not_sold(card.price, offer)
-        return [page.reject(why, shown, offer=open_, unpriced=unpriced)]
+        return [page.no_price(why, shown, card.price, offer=offer, unpriced=offer)]
     price, why = price_of(FROM.sub("", card.price), f"{name} price", PER_GPU)
     if price is None:
         listed = FROM.sub("", card.price)
-        open_, unpriced = kept_open(listed, offer), not_sold(listed, offer)
-        return [page.reject(why, shown, offer=open_, unpriced=unpriced)]
+        return [page.no_price(why, shown, listed, offer=offer, unpriced=offer)]
     extra = {
         "price_basis": "per GPU-hour",
         "listed": f"{card.price} {card.unit}",

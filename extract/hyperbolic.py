@@ -18,8 +18,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
-    not_sold,
 )
 
 SOURCE_NAME = "hyperbolic"
@@ -105,30 +103,23 @@ def offers(vm: Any, page: Page) -> list[Item]:
     made: list[Item] = [
         offer.record(pricing_model="on_demand", price_per_hour=price)
         if price is not None
-        else page.reject(
-            why,
-            vm,
-            kept_sku(vm.get("Price"), name),
-            unpriced=_unpriced(vm.get("Price"), offer, "on_demand"),
-        )
+        else page.no_price(why, vm, vm.get("Price"), name, unpriced=_of(offer, "on_demand"))
     ]
     spot = vm.get("SpotPrice")
     if spot in (None, ""):  # not sold on spot: said nowhere, unless a copy prices it there
         _, why = json_price(spot, f"{name} SpotPrice")
-        return [*made, Skip(why, unpriced=_unpriced(spot, offer, "spot"), row=vm, quiet=True)]
+        return [*made, Skip(why, unpriced=_of(offer, "spot"), row=vm, quiet=True)]
     if spot == 0:
         return made  # no spot price: not sold on spot
     spot_price, why = json_price(spot, f"{name} SpotPrice")
     if spot_price is None:
-        said = page.reject(why, vm, kept_sku(spot, name), unpriced=_unpriced(spot, offer, "spot"))
-        return [*made, said]
+        return [*made, page.no_price(why, vm, spot, name, unpriced=_of(offer, "spot"))]
     return [*made, offer.record(pricing_model="spot", price_per_hour=spot_price)]
 
 
-def _unpriced(cell: object, offer: Offer, model: str) -> dict[str, str] | None:
-    """The offer a price `cell` saying it lists none ("Contact us") is of (Page.reject's
-    `unpriced`), else None."""
-    return not_sold(cell, {**offer.shared, "pricing_model": model})
+def _of(offer: Offer, model: str) -> dict[str, str]:
+    """The key of `offer` under `model` (Page.no_price's `unpriced`)."""
+    return {**offer.shared, "pricing_model": model}
 
 
 def _gpu_info(info: Any) -> tuple[float | None, str | None]:

@@ -19,8 +19,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
-    not_sold,
 )
 
 SOURCE_NAME = "jarvislabs"
@@ -98,8 +96,7 @@ def offers(row: Any, page: Page) -> list[Item]:
         price, why = json_price(row.get(field), f"{name} {region} {field}")
         if price is None:  # null: a copy of the row pricing it refuses both
             offer = {"region": region, "instance_type": name, "pricing_model": model}
-            cell = row.get(field)
-            made.append(page.reject(why, row, kept_sku(cell, gpu), unpriced=not_sold(cell, offer)))
+            made.append(page.no_price(why, row, row.get(field), gpu, unpriced=offer))
             continue
         made.append(_offer(page, row, (name, region, chip, model, price)))
     return made

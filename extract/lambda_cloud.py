@@ -30,8 +30,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
-    not_sold,
 )
 
 SOURCE_NAME = "lambda"
@@ -460,10 +458,10 @@ def _page_offer(row: dict[str, Any], page: Page) -> Item:
     name = offer_name(count, chip, model, form[1] if form else "")
     price, why = price_of(row["price"], f"{sku}: price", PER_GPU if per_gpu else PER_INSTANCE)
     if price is None:  # "Contact us": a copy of the row pricing its offer refuses both
-        unpriced = not_sold(row["price"], {**ON_DEMAND, "instance_type": name})
         # alone, no sku, so the offer is withdrawn (the plan's records carry the sku, and a
         # reject naming it keeps them open)
-        return page.reject(why, cells, kept_sku(row["price"], sku), unpriced=unpriced)
+        unpriced = {**ON_DEMAND, "instance_type": name}
+        return page.no_price(why, cells, row["price"], sku, unpriced=unpriced)
     total = price * count if per_gpu else price
     unit = "per GPU-hour" if per_gpu else "per instance-hour"
     return page.record(

@@ -26,8 +26,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_open,
-    not_sold,
 )
 
 SOURCE_NAME = "latitude"
@@ -131,8 +129,7 @@ def offers(row: Any, page: Page) -> list[Item]:
     cell = prices.get(PERIOD)
     price, why = json_price(cell, f"{name} {where} pricing.{CURRENCY}.{PERIOD}")
     if price is None:  # null: withdrawn, unless another copy of the plan prices it
-        unpriced = not_sold(cell, offer)
-        return [page.reject(why, region, offer=kept_open(cell, offer), unpriced=unpriced)]
+        return [page.no_price(why, region, cell, offer=offer, unpriced=offer)]
     memory = gpu.get("vram_per_gpu")
     extra = {
         "price_basis": f"pricing.{CURRENCY}.{PERIOD}: per server-hour",

@@ -17,7 +17,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "lium"
 PROVIDER = "lium"
@@ -102,7 +102,7 @@ def offers(node: Any, page: Page) -> list[Item]:
     cell = node.get("price_per_gpu_hour")
     price, why = json_price(cell, f"node {sku} price_per_gpu_hour")
     if price is None:
-        return [page.reject(why, node, offer=kept_open(cell, offer))]
+        return [page.no_price(why, node, cell, offer=offer)]
     available = node.get("available_gpu_count")
     return [
         page.record(

@@ -25,8 +25,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
-    not_sold,
 )
 
 SOURCE_NAME = "massedcompute"
@@ -118,7 +116,7 @@ def offers(entry: Any, page: Page) -> list[Item]:
     model = "spot" if SPOT.search(described["rest"]) else "on_demand"
     if cents is None:  # null: a copy of the configuration pricing it refuses both
         offer = {"region": REGION, "instance_type": name, "pricing_model": model}
-        return [page.reject(why, entry, kept_sku(cell, name), unpriced=not_sold(cell, offer))]
+        return [page.no_price(why, entry, cell, name, unpriced=offer)]
     memory = float(described["memory"]) if described["memory"] else None
     specs = kind.get("specs") if isinstance(kind.get("specs"), dict) else {}
     regions = entry.get("regions_with_capacity_available") or []

@@ -29,8 +29,6 @@ from chipcost.extract.base import (
     Page,
     Source,
     each_row,
-    kept_open,
-    not_sold,
 )
 
 SOURCE_NAME = "mithril"
@@ -137,8 +135,7 @@ def offers(types: dict[str, dict[str, Any]], auction: Any, page: Page) -> list[I
     cell = auction.get("last_instance_price")
     price, why = price_of(cell, f"{name} {region} last_instance_price", PER_INSTANCE)
     if price is None:  # null: withdrawn, unless another copy of the auction prices it
-        unpriced = not_sold(cell, offer)
-        return [page.reject(why, auction, offer=kept_open(cell, offer), unpriced=unpriced)]
+        return [page.no_price(why, auction, cell, offer=offer, unpriced=offer)]
     memory = kind.get("gpu_memory_gb")
     memory = float(memory) if isinstance(memory, int | float) and memory > 0 else None
     return [

@@ -13,7 +13,7 @@ from chipcost.extract._estimate import estimate_of
 from chipcost.extract._html_encoding import html_text
 from chipcost.extract._html_tree import Element, parse_html
 from chipcost.extract._kit import NOT_A_PRICE, json_price
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open, not_sold
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "modal"
 PROVIDER = "modal"
@@ -144,10 +144,7 @@ def offers(row: dict[str, Any], page: Page) -> list[Item]:
         shown = {"label": label, "price": text}
         said = " ".join(f"listed {text!r} {row['unit']}".split())
         # "—" withdraws the GPU, unless another copy of its line prices it: both refused
-        unpriced = not_sold(text, offer)
-        return [
-            page.reject(f"{why} ({said})", shown, offer=kept_open(text, offer), unpriced=unpriced)
-        ]
+        return [page.no_price(f"{why} ({said})", shown, text, offer=offer, unpriced=offer)]
     memory = LABEL_MEMORY.search(label)
     gb = float(memory["gb"]) if memory else MEMORY_GB.get(label.lower())
     model = LABEL_MEMORY.sub("", label)

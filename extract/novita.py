@@ -19,7 +19,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
     unpriced_skips,
 )
 
@@ -89,7 +88,7 @@ def offers(product: Any, page: Page) -> list[Item]:
     units, why = json_price(cell, f"{sku} price")
     if units is None:
         return [
-            page.reject(why, product, kept_sku(cell, sku)),
+            page.no_price(why, product, cell, sku),
             *_not_sold(cell, product, f"1x {name} ({sku})", why),
         ]
     regions = product.get("regions")

@@ -26,8 +26,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
-    not_sold,
 )
 
 SOURCE_NAME = "paperspace"
@@ -121,7 +119,7 @@ def offers(kind: Any, page: Page) -> list[Item]:
     if price is None:  # null: a copy of the machine type pricing it refuses both
         offer = {"region": REGION, "instance_type": label, "pricing_model": "on_demand"}
         cell = hourly.get("rate")
-        return [page.reject(why, kind, kept_sku(cell, label), unpriced=not_sold(cell, offer))]
+        return [page.no_price(why, kind, cell, label, unpriced=offer)]
     available = [a.get("region") for a in kind.get("availability") or [] if isinstance(a, dict)]
     monthly = rates.entries.get(MONTHLY)
     extra = {

@@ -24,7 +24,6 @@ from chipcost.extract.base import (
     Skip,
     Source,
     each_row,
-    kept_sku,
     unpriced_skips,
 )
 
@@ -107,7 +106,7 @@ def offers(plan: Any, page: Page) -> list[Item]:
     cell = plan.get("hourly_price")
     eur, why = json_price(cell, f"{name} hourly_price")
     if eur is None:
-        return [page.reject(why, plan, kept_sku(cell, name)), *_not_sold(cell, plan, name, why)]
+        return [page.no_price(why, plan, cell, name), *_not_sold(cell, plan, name, why)]
     if not label:
         return [page.reject(f"{name}: a GPU plan without gpu_label", plan, name)]
     regions = _regions(plan)

@@ -26,8 +26,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_open,
-    not_sold,
 )
 
 SOURCE_NAME = "shadeform"
@@ -178,7 +176,7 @@ def _entry(
         named = {"region": region.strip(), "pricing_model": model}
         named["instance_type"] = offer.shared["instance_type"]
         # null: withdrawn, unless another copy of the type prices it there (both refused)
-        return page.reject(why, place, offer=kept_open(cell, named), unpriced=not_sold(cell, named))
+        return page.no_price(why, place, cell, offer=named, unpriced=named)
     return offer.record(
         region=region.strip(),
         pricing_model=model,

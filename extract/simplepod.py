@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, kept_open
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "simplepod"
 PROVIDER = "simplepod"
@@ -98,7 +98,7 @@ def offers(machine: Any, page: Page) -> list[Item]:
     cell = machine.get("pricePerGpu")
     price, why = json_price(cell, f"{ref} pricePerGpu")
     if price is None:
-        return [page.reject(why, machine, offer=kept_open(cell, offer))]
+        return [page.no_price(why, machine, cell, offer=offer)]
     memory = machine.get("gpuMemorySize")
     gb = memory / MIB_PER_GB if isinstance(memory, int | float) and memory > 0 else None
     extra = {"price_basis": "per GPU-hour (pricePerGpu)", "gpus": gpus, "machine": ref,

@@ -22,8 +22,6 @@ from chipcost.extract.base import (
     Item,
     Page,
     Source,
-    kept_sku,
-    not_sold,
     read_by,
 )
 
@@ -206,7 +204,7 @@ def offers(row: dict[str, Any], page: Page) -> list[Item]:
         # carry the node type's name as their sku, which a reject naming it keeps open)
         key = {"region": REGION, "instance_type": f"{GPUS_PER_NODE}x {model}",
                "pricing_model": "on_demand"}  # fmt: skip
-        return [page.reject(why, cells, kept_sku(listed, name), unpriced=not_sold(listed, key))]
+        return [page.no_price(why, cells, listed, name, unpriced=key)]
     extra = {"listed": f"{listed} per GPU-hour", "price_basis": "per GPU-hour x 8 (a node)",
              **estimate_of(row["marks"])}  # fmt: skip
     return [

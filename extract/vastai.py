@@ -16,7 +16,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source, kept_open
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Skip, Source
 
 SOURCE_NAME = "vastai"
 PROVIDER = "vastai"
@@ -295,7 +295,7 @@ def offers(offer: Any, page: Page) -> list[Item]:
             # its GPU's market keeps its earlier median; a price null names none
             market = {"region": REGION, "instance_type": per_gpu.shared["instance_type"]}
             market |= {"pricing_model": model, "plan": PLANS[model]}
-            made.append(page.reject(reason, offer, offer=kept_open(price, market)))
+            made.append(page.no_price(reason, offer, price, offer=market))
             continue
         made.append(
             per_gpu.record(

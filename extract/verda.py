@@ -32,8 +32,6 @@ from chipcost.extract.base import (
     Skip,
     Source,
     each_row,
-    kept_open,
-    not_sold,
 )
 
 SOURCE_NAME = "verda"
@@ -261,8 +259,7 @@ def offers(row: Any, page: Page, discounts: list[tuple[str, float, dict]]) -> li
             if field != "price_per_hour":
                 offer |= {"pricing_model": model, "term": "none"}
             # null: withdrawn, unless another copy of the type prices it (both refused)
-            unpriced = not_sold(value, key)
-            made.append(page.reject(why, row, offer=kept_open(value, offer), unpriced=unpriced))
+            made.append(page.no_price(why, row, value, offer=offer, unpriced=key))
             continue
         extra = {"field": field}
         if row.get("max_dynamic_price") and plan == "dynamic":

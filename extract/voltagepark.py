@@ -18,7 +18,7 @@ from chipcost.extract._kit import (
     require_columns,
     shape_error,
 )
-from chipcost.extract.base import Checked, FetchContext, Item, Page, Source, kept_open, not_sold
+from chipcost.extract.base import Checked, FetchContext, Item, Page, Source
 
 SOURCE_NAME = "voltagepark"
 PROVIDER = "voltagepark"
@@ -169,8 +169,7 @@ def _preset(preset: Any, page: Page) -> list[Item]:
     cell = preset.get("compute_rate_hourly")
     price, why = json_price(cell, f"{name} compute_rate_hourly")
     if price is None:  # null: withdrawn, unless another copy of the preset prices it
-        unpriced = not_sold(cell, offer)
-        return [page.reject(why, preset, offer=kept_open(cell, offer), unpriced=unpriced)]
+        return [page.no_price(why, preset, cell, offer=offer, unpriced=offer)]
     extra = {
         "price_basis": "compute_rate_hourly per instance-hour; storage billed beside it",
         "storage_rate_hourly": preset.get("storage_rate_hourly"),

@@ -23,7 +23,6 @@ from chipcost.extract.base import (
     Page,
     Skip,
     Source,
-    kept_sku,
     unpriced_skips,
 )
 
@@ -268,7 +267,7 @@ def _offers(plan: dict, page: Page, chip: str, count: float, extra: dict) -> lis
     for model, field in prices:
         price, why = json_price(plan.get(field), f"{name} {field}")
         if price is None:
-            made.append(page.reject(why, plan, kept_sku(plan.get(field), name)))
+            made.append(page.no_price(why, plan, plan.get(field), name))
             made.extend(_not_sold(plan.get(field), name, locations, model, why, plan))
             continue
         made.extend(

@@ -11,7 +11,7 @@ read the same rows).
 The reject of such a row named the row's sku, which these sources' records carry too
 (daytona's GPU name, hyperbolic's instance type, fluidstack's GPU type, a DigitalOcean size's
 slug, ...), and the warehouse keeps every offer of a refused row's sku open: the offer stayed
-open at the price the provider no longer lists (extract/base.py kept_sku). So did the pages of
+open at the price the provider no longer lists (extract/base.py Page.no_price). So did the pages of
 civo, coreweave, lambda and together-clusters, a price cell saying "—", "Contact us", "N/A" or
 nothing: each recorded page one day, the next with one price so said (or beside a copy of the
 page pricing it, kept open)."""

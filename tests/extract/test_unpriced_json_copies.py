@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import inspect
 import json
 import sys
 from typing import Any
@@ -54,14 +55,14 @@ HTML |= {"together-clusters"}
 
 
 def test_each_json_source_naming_an_unpriced_offer_has_a_case():
-    """A source passing the offer of a row saying it has no price (extract/base.py not_sold,
-    unpriced_skips) that reads JSON has a case here or in
+    """A source passing the offer of a row saying it has no price (extract/base.py
+    Page.no_price's `unpriced`, unpriced_skips) that reads JSON has a case here or in
     tests/extract/test_unpriced_json_copies_more.py."""
     modules = {name: sys.modules[(s.rows or s.parse).__module__] for name, s in SOURCES.items()}
     naming = {
         name
         for name, module in modules.items()
-        if (hasattr(module, "not_sold") or hasattr(module, "unpriced_skips"))
+        if ("unpriced=" in inspect.getsource(module) or hasattr(module, "unpriced_skips"))
         and module.__name__ != "chipcost.extract.base"
     }
     assert {source for source, *_ in [*CASES, *MORE]} == naming - HTML
