@@ -168,14 +168,12 @@ class Page:
         offer: dict[str, str | None] | None = None,
         unpriced: dict[str, str] | None = None,
     ) -> Reject:
-        """The reject of a price `cell` the parser could not read. Where the cell is the
-        provider's word that the offer is not sold ("Contact us", "—", "N/A", empty or null),
-        it keeps nothing open, so the offer is withdrawn (the warehouse keeps every offer of a
-        refused row's `sku` or `offer` open, records carrying the same sku too), and names
-        `unpriced`, the offer the cell says is not sold: a copy of the row pricing it in the
-        same payload is refused with it, as two prices of one offer are (offers_priced_once).
-        Any other cell keeps the row's `sku` and `offer` open."""
-        if cell is None or says_no_price(cell):
+        """The reject of a price `cell` the parser could not read. Where the cell says the offer
+        is not sold (not_sold), it keeps nothing open, so the offer is withdrawn (the warehouse
+        keeps every offer of a refused row's `sku` or `offer` open), and names `unpriced`: a
+        copy of the row pricing that offer in the same payload is refused with it, as two
+        prices of one offer are (offers_priced_once). Else it keeps `sku` and `offer` open."""
+        if not_sold(cell):
             return self.reject(reason, row, unpriced=unpriced)
         return self.reject(reason, row, sku, offer=offer)
 
@@ -183,21 +181,19 @@ class Page:
         self.notes.append(text)
 
 
-def not_sold(cell: object, offer: dict[str, str]) -> dict[str, str] | None:
-    """The offer the reject of a price `cell` says is not sold (Page.reject's `unpriced`):
-    `offer` where the cell is the provider's word that it lists no price ("Contact us", "—",
-    empty or null), else None. A copy of the row that prices the offer in the same payload is
-    then refused with it, as two prices of one offer are (offers_priced_once)."""
-    return offer if cell is None or says_no_price(cell) else None
+def not_sold(cell: object) -> bool:
+    """Whether a price `cell` is the provider's word that its offer is not sold ("Contact us",
+    "—", "N/A", empty or null)."""
+    return cell is None or says_no_price(cell)
 
 
 def unpriced_skips(
     cell: object, offers: Iterable[dict[str, str]], why: str, row: Any
 ) -> list[Skip]:
-    """Of a price `cell` saying a row's offers are not sold (not_sold), a quiet Skip of each of
-    `offers` (every region, GPU count, ... the row prices): a copy of the row pricing one
-    refuses both, as priced twice; alone, the row's own reject says it."""
-    return [Skip(why, unpriced=o, row=row, quiet=True) for o in offers if not_sold(cell, o)]
+    """Of a price `cell` saying a row's offers are not sold, a quiet Skip of each of `offers`
+    (every region, GPU count, ... the row prices): a copy of the row pricing one refuses both,
+    as priced twice; alone, the row's own reject (Page.no_price) says it."""
+    return [Skip(why, unpriced=o, row=row, quiet=True) for o in offers] if not_sold(cell) else []
 
 
 Rows = Callable[[Page], Iterable[Any]]

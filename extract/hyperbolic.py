@@ -99,7 +99,7 @@ def offers(vm: Any, page: Page) -> list[Item]:
         disk_gb=host_spec(vm.get("StorageGiB")),
     )
     price, why = json_price(vm.get("Price"), f"{name} Price")
-    # null: a copy of the shape pricing it refuses both (not_sold), as priced twice
+    # null: a copy of the shape pricing it refuses both (Page.no_price), as priced twice
     made: list[Item] = [
         offer.record(pricing_model="on_demand", price_per_hour=price)
         if price is not None
