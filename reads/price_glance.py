@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
 from chipcost.core.catalog import UNKNOWN_CHIP
 from chipcost.core.commands import UNKNOWN_OFFERS
@@ -49,10 +48,6 @@ PRICE_DECIMALS = {"hour": 4, "month": 2, "year": 2}
 # a neocloud's term) as one. A capacity block is neither: it is left out of the glance.
 _COMMITS = {m.code for m in PRICING_MODEL_TABLE if m.commits}
 KINDS = GLANCE_KINDS
-# Whether a region is restricted, asked once a region: a glance asks it of every current
-# price, three times over, 73,012 of them at ten years of history in 46 regions (about 0.15 s
-# of the command's CPU matching the rule's patterns again and again).
-_restricted = cache(restricted_region)
 
 
 def per_hours(per: str | None, said: str) -> int:
@@ -122,7 +117,7 @@ def in_cheapest(row: Mapping[str, object], regions_asked: bool = False) -> bool:
     --region asked for it (docs/sources.md, "Slices of a GPU" and "Doubtful rows")."""
     if row["chip"] == UNKNOWN_CHIP or 0 < number(row["chip_count"]) < 1:
         return False
-    return regions_asked or not _restricted(str(row["region"]))
+    return regions_asked or not restricted_region(str(row["region"]))
 
 
 def set_apart_note(
@@ -135,7 +130,7 @@ def set_apart_note(
     them."""
     rows = [r for r in rows if stored(r)]  # each offer counted once
     shares = sum(1 for r in rows if 0 < number(r["chip_count"]) < 1)
-    regions = sorted({str(r["region"]) for r in rows if _restricted(str(r["region"]))})
+    regions = sorted({str(r["region"]) for r in rows if restricted_region(str(r["region"]))})
     held = 0 if regions_asked else sum(1 for r in rows if str(r["region"]) in regions)
     unknown = sum(1 for r in rows if r["chip"] == UNKNOWN_CHIP)
     parts = []

@@ -29,16 +29,13 @@ def sample(tmp_path_factory):
 
 
 def test_the_glance_asks_each_region_once(sample, monkeypatch):
-    from chipcost.reads import price_glance
 
     monkeypatch.setattr(vocabulary, "RESTRICTED_REGIONS", _Counted(vocabulary.RESTRICTED_REGIONS))
     with duckdb.connect(str(sample), read_only=True) as con:
         (regions, prices) = con.execute(
             "SELECT count(DISTINCT region), count(*) FROM per_chip_prices"
         ).fetchone()
-    cached = getattr(price_glance, "_restricted", None)
-    if cached is not None:  # a region another test asked of is not asked again
-        cached.cache_clear()
+    vocabulary.restricted_region.cache_clear()  # a region another test asked of: not again
     ran = chipcost("prices", "--db", str(sample))
     assert ran.returncode == 0, ran.stderr
     assert "cheapest current offer of each chip" in ran.stdout
